@@ -1,0 +1,23 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package v1alpha1 contains the config.koordinator.sh/v1alpha1 API: ClusterColocationProfile, which tells the
+// pod mutating webhook which Koordinator QoS class, priority, scheduler, labels and annotations to give the pods
+// it selects. The group, version, kind, JSON field names and enum values are wire-compatible with Koordinator.
+//
+// +kubebuilder:object:generate=true
+// +groupName=config.koordinator.sh
+package v1alpha1

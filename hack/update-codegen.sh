@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Regenerates everything derived from the API types: deepcopy functions, CRD manifests, and the typed
+# clientset, listers and informers. Generators come from go.mod's tool block, so no download is needed.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+MODULE=github.com/koord-dev/koord
+BOILERPLATE=hack/boilerplate.go.txt
+# API packages served by the apiserver as CRDs, relative to apis/.
+API_PACKAGES=(
+  slo/v1alpha1
+  config/v1alpha1
+  scheduling/v1alpha1
+  quota/v1alpha1
+  thirdparty/schedulingsigs/v1alpha1
+)
+
+echo "Generating deepcopy functions"
+go tool controller-gen object:headerFile="$BOILERPLATE" paths=./apis/...
+
+echo "Generating CRD manifests into config/crd/bases"
+rm -f config/crd/bases/*.yaml
+go tool controller-gen crd:crdVersions=v1 paths=./apis/... output:crd:artifacts:config=config/crd/bases
+
+inputs=()
+pkgs=()
+for p in "${API_PACKAGES[@]}"; do
+  inputs+=(--input "$p")
+  pkgs+=("$MODULE/apis/$p")
+done
+
+rm -rf pkg/client
+echo "Generating clientset"
+go tool client-gen \
+  --go-header-file "$BOILERPLATE" \
+  --input-base "$MODULE/apis" \
+  "${inputs[@]}" \
+  --clientset-name versioned \
+  --output-dir pkg/client/clientset \
+  --output-pkg "$MODULE/pkg/client/clientset"
+
+echo "Generating listers"
+go tool lister-gen \
+  --go-header-file "$BOILERPLATE" \
+  --output-dir pkg/client/listers \
+  --output-pkg "$MODULE/pkg/client/listers" \
+  "${pkgs[@]}"
+
+echo "Generating informers"
+go tool informer-gen \
+  --go-header-file "$BOILERPLATE" \
+  --versioned-clientset-package "$MODULE/pkg/client/clientset/versioned" \
+  --listers-package "$MODULE/pkg/client/listers" \
+  --output-dir pkg/client/informers \
+  --output-pkg "$MODULE/pkg/client/informers" \
+  "${pkgs[@]}"

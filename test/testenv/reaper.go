@@ -1,0 +1,124 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testenv
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// reaperDirEnv tells a re-executed test binary to act as the reaper of the control plane under that directory.
+const reaperDirEnv = "KOORD_TESTENV_REAPER_DIR"
+
+// reaper is a child process that outlives a crashed test binary: it waits for its stdin to close (which
+// happens when the test process exits for any reason), then kills every process whose command line names
+// the control-plane directory and removes the directory.
+type reaper struct {
+	dir   string
+	stdin io.WriteCloser
+	cmd   *exec.Cmd
+}
+
+func startReaper(dir string) (*reaper, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("start reaper: %w", err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), reaperDirEnv+"="+dir)
+	// Its own process group: a Ctrl-C to the test must not kill the reaper before it has cleaned up.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start reaper: %w", err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start reaper: %w", err)
+	}
+	return &reaper{dir: dir, stdin: stdin, cmd: cmd}, nil
+}
+
+// cleanUpNow makes the reaper clean up and waits for it.
+func (r *reaper) cleanUpNow() {
+	_ = r.stdin.Close()
+	_ = r.cmd.Wait()
+}
+
+func isReaper() bool { return os.Getenv(reaperDirEnv) != "" }
+
+// runReaper is the reaper's main: block until the parent closes stdin, then clean up.
+func runReaper() {
+	dir := os.Getenv(reaperDirEnv)
+	if !filepath.IsAbs(dir) || filepath.Dir(dir) != filepath.Clean(os.TempDir()) {
+		fmt.Fprintf(os.Stderr, "testenv reaper: refusing to clean up %q: not a directory directly under %s\n", dir, os.TempDir())
+		os.Exit(2)
+	}
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	killProcessesNaming(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "testenv reaper: %v\n", err)
+	}
+	os.Exit(0)
+}
+
+// killProcessesNaming sends SIGTERM to every process whose command line contains marker, waits up to ten
+// seconds for them to exit, then sends SIGKILL to those left.
+func killProcessesNaming(marker string) {
+	pids := processesNaming(marker)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(pids) > 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		pids = processesNaming(marker)
+	}
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+func processesNaming(marker string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(cmdline) == 0 {
+			continue // gone, or a zombie whose parent will reap it
+		}
+		if bytes.Contains(cmdline, []byte(marker)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
