@@ -196,7 +196,6 @@ require (
 
 tool (
 	go.etcd.io/etcd/server/v3
-	k8s.io/code-generator/cmd/applyconfiguration-gen
 	k8s.io/code-generator/cmd/client-gen
 	k8s.io/code-generator/cmd/informer-gen
 	k8s.io/code-generator/cmd/lister-gen

@@ -1,0 +1,148 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package extension
+
+import (
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Pod labels and annotations of resource reservation.
+const (
+	// AnnotationReservationAffinity constrains the reservations a pod may
+	// use; see ReservationAffinity.
+	AnnotationReservationAffinity = SchedulingDomainPrefix + "reservation-affinity"
+	// AnnotationReservationAllocated is the reservation a pod was allocated
+	// from ({"name": ..., "uid": ...}), written by koord-scheduler.
+	AnnotationReservationAllocated = SchedulingDomainPrefix + "reservation-allocated"
+	// LabelReservationIgnored ("true") schedules a pod as if the node had no
+	// reservations.
+	LabelReservationIgnored = SchedulingDomainPrefix + "reservation-ignored"
+	// LabelReservationOrder orders reservations: lower values are preferred,
+	// and 0 leaves the choice to scoring.
+	LabelReservationOrder = SchedulingDomainPrefix + "reservation-order"
+	// LabelPreAllocationRequired ("true") requires a pod to be pre-allocated
+	// to a reservation.
+	LabelPreAllocationRequired = SchedulingDomainPrefix + "pre-allocation-required"
+)
+
+// ReservationAffinity is the value of AnnotationReservationAffinity: the
+// constraints on the reservations a pod may use.
+type ReservationAffinity struct {
+	// Name names one reservation directly; when set, the other fields are
+	// ignored.
+	Name string `json:"name,omitempty"`
+	// RequiredDuringSchedulingIgnoredDuringExecution selects reservations by
+	// their labels; a pod that matches none is not scheduled.
+	RequiredDuringSchedulingIgnoredDuringExecution *ReservationAffinitySelector `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
+	// ReservationSelector must match the labels of the reservation.
+	ReservationSelector map[string]string `json:"reservationSelector,omitempty"`
+	// Tolerations let the pod use reservations with matching taints.
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+}
+
+// ReservationAffinitySelector selects reservations by label: it matches a
+// reservation that matches any of its terms.
+type ReservationAffinitySelector struct {
+	// ReservationSelectorTerms are ORed; each term is evaluated against the
+	// labels of a reservation as a node selector term is against a node.
+	ReservationSelectorTerms []corev1.NodeSelectorTerm `json:"reservationSelectorTerms,omitempty"`
+}
+
+// validate checks the operators of the selector terms and tolerations.
+func (a *ReservationAffinity) validate() error {
+	var errs []error
+	if sel := a.RequiredDuringSchedulingIgnoredDuringExecution; sel != nil {
+		for i, term := range sel.ReservationSelectorTerms {
+			for j, req := range term.MatchExpressions {
+				if !validSelectorOperator(req.Operator) {
+					errs = append(errs, fmt.Errorf("requiredDuringSchedulingIgnoredDuringExecution.reservationSelectorTerms[%d].matchExpressions[%d].operator: unsupported value %q", i, j, req.Operator))
+				}
+			}
+			for j, req := range term.MatchFields {
+				if !validSelectorOperator(req.Operator) {
+					errs = append(errs, fmt.Errorf("requiredDuringSchedulingIgnoredDuringExecution.reservationSelectorTerms[%d].matchFields[%d].operator: unsupported value %q", i, j, req.Operator))
+				}
+			}
+		}
+	}
+	for i, t := range a.Tolerations {
+		switch t.Operator {
+		case "", corev1.TolerationOpEqual, corev1.TolerationOpExists:
+		default:
+			errs = append(errs, fmt.Errorf("tolerations[%d].operator: unsupported value %q", i, t.Operator))
+		}
+		switch t.Effect {
+		case "", corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+		default:
+			errs = append(errs, fmt.Errorf("tolerations[%d].effect: unsupported value %q", i, t.Effect))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// validSelectorOperator reports whether op is a node selector operator.
+func validSelectorOperator(op corev1.NodeSelectorOperator) bool {
+	switch op {
+	case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn, corev1.NodeSelectorOpExists,
+		corev1.NodeSelectorOpDoesNotExist, corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
+		return true
+	}
+	return false
+}
+
+// GetReservationAffinity parses AnnotationReservationAffinity. It returns nil
+// and no error when the annotation is missing, and an *AnnotationError when it
+// is not valid JSON or uses an unknown selector or toleration operator or an
+// unknown taint effect.
+func GetReservationAffinity(annotations map[string]string) (*ReservationAffinity, error) {
+	value, ok := lookup(annotations, AnnotationReservationAffinity)
+	if !ok {
+		return nil, nil
+	}
+	affinity := &ReservationAffinity{}
+	if err := decodeAnnotation(AnnotationReservationAffinity, value, affinity); err != nil {
+		return nil, err
+	}
+	if err := affinity.validate(); err != nil {
+		return nil, &AnnotationError{Key: AnnotationReservationAffinity, Value: value, Err: err}
+	}
+	return affinity, nil
+}
+
+// SetReservationAffinity stores affinity in AnnotationReservationAffinity on
+// obj, or removes the annotation when affinity is nil. It writes nothing and
+// returns an *AnnotationError when affinity is invalid.
+func SetReservationAffinity(obj metav1.Object, affinity *ReservationAffinity) error {
+	if affinity == nil {
+		removeAnnotation(obj, AnnotationReservationAffinity)
+		return nil
+	}
+	if err := affinity.validate(); err != nil {
+		return &AnnotationError{Key: AnnotationReservationAffinity, Err: err}
+	}
+	return encodeAnnotation(obj, AnnotationReservationAffinity, affinity)
+}
+
+// IsReservationIgnored reports whether the pod carries
+// LabelReservationIgnored set to "true".
+func IsReservationIgnored(pod *corev1.Pod) bool {
+	return pod != nil && pod.Labels[LabelReservationIgnored] == "true"
+}
