@@ -60,6 +60,42 @@ func removeAnnotation(obj metav1.Object, key string) {
 	obj.SetAnnotations(a)
 }
 
+// validatable is a pointer to an annotation value that can check itself.
+type validatable[T any] interface {
+	*T
+	validate() error
+}
+
+// getJSONAnnotation parses the JSON value of the annotation key into a new T and validates it. It returns nil
+// and no error when the annotation is missing or empty, and an *AnnotationError naming the key otherwise.
+func getJSONAnnotation[T any, PT validatable[T]](annotations map[string]string, key string) (*T, error) {
+	value, ok := lookup(annotations, key)
+	if !ok {
+		return nil, nil
+	}
+	v := PT(new(T))
+	if err := decodeAnnotation(key, value, v); err != nil {
+		return nil, err
+	}
+	if err := v.validate(); err != nil {
+		return nil, &AnnotationError{Key: key, Value: value, Err: err}
+	}
+	return v, nil
+}
+
+// setJSONAnnotation validates v and stores its JSON form under key on obj, or removes the annotation when v
+// is nil. An invalid v writes nothing and returns an *AnnotationError naming the key.
+func setJSONAnnotation[T any, PT validatable[T]](obj metav1.Object, key string, v PT) error {
+	if v == nil {
+		removeAnnotation(obj, key)
+		return nil
+	}
+	if err := v.validate(); err != nil {
+		return &AnnotationError{Key: key, Err: err}
+	}
+	return encodeAnnotation(obj, key, v)
+}
+
 // encodeAnnotation stores the JSON form of v under key on obj.
 func encodeAnnotation(obj metav1.Object, key string, v any) error {
 	data, err := json.Marshal(v)

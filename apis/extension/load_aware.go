@@ -101,30 +101,12 @@ func validatePercentages(field string, m map[corev1.ResourceName]int64) error {
 // when it is not valid JSON, a threshold is outside [0, 100], the aggregation
 // type is unknown or the window is negative.
 func GetCustomUsageThresholds(annotations map[string]string) (*CustomUsageThresholds, error) {
-	value, ok := lookup(annotations, AnnotationNodeUsageThresholds)
-	if !ok {
-		return nil, nil
-	}
-	thresholds := &CustomUsageThresholds{}
-	if err := decodeAnnotation(AnnotationNodeUsageThresholds, value, thresholds); err != nil {
-		return nil, err
-	}
-	if err := thresholds.validate(); err != nil {
-		return nil, &AnnotationError{Key: AnnotationNodeUsageThresholds, Value: value, Err: err}
-	}
-	return thresholds, nil
+	return getJSONAnnotation[CustomUsageThresholds](annotations, AnnotationNodeUsageThresholds)
 }
 
 // SetCustomUsageThresholds stores thresholds in AnnotationNodeUsageThresholds
 // on obj, or removes the annotation when thresholds is nil. It writes nothing
 // and returns an *AnnotationError when thresholds is invalid.
 func SetCustomUsageThresholds(obj metav1.Object, thresholds *CustomUsageThresholds) error {
-	if thresholds == nil {
-		removeAnnotation(obj, AnnotationNodeUsageThresholds)
-		return nil
-	}
-	if err := thresholds.validate(); err != nil {
-		return &AnnotationError{Key: AnnotationNodeUsageThresholds, Err: err}
-	}
-	return encodeAnnotation(obj, AnnotationNodeUsageThresholds, thresholds)
+	return setJSONAnnotation(obj, AnnotationNodeUsageThresholds, thresholds)
 }

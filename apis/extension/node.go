@@ -108,30 +108,12 @@ func (r *NodeReservation) validate() error {
 // not valid JSON, reservedCPUs is not a valid CPU list or the apply policy is
 // unknown.
 func GetNodeReservation(annotations map[string]string) (*NodeReservation, error) {
-	value, ok := lookup(annotations, AnnotationNodeReservation)
-	if !ok {
-		return nil, nil
-	}
-	reservation := &NodeReservation{}
-	if err := decodeAnnotation(AnnotationNodeReservation, value, reservation); err != nil {
-		return nil, err
-	}
-	if err := reservation.validate(); err != nil {
-		return nil, &AnnotationError{Key: AnnotationNodeReservation, Value: value, Err: err}
-	}
-	return reservation, nil
+	return getJSONAnnotation[NodeReservation](annotations, AnnotationNodeReservation)
 }
 
 // SetNodeReservation stores reservation in AnnotationNodeReservation on obj,
 // or removes the annotation when reservation is nil. It writes nothing and
 // returns an *AnnotationError when reservation is invalid.
 func SetNodeReservation(obj metav1.Object, reservation *NodeReservation) error {
-	if reservation == nil {
-		removeAnnotation(obj, AnnotationNodeReservation)
-		return nil
-	}
-	if err := reservation.validate(); err != nil {
-		return &AnnotationError{Key: AnnotationNodeReservation, Err: err}
-	}
-	return encodeAnnotation(obj, AnnotationNodeReservation, reservation)
+	return setJSONAnnotation(obj, AnnotationNodeReservation, reservation)
 }

@@ -193,32 +193,14 @@ func (s *ResourceSpec) validate() error {
 // when the annotation is missing, and an *AnnotationError when it is not
 // valid JSON or names an unknown policy.
 func GetResourceSpec(annotations map[string]string) (*ResourceSpec, error) {
-	value, ok := lookup(annotations, AnnotationResourceSpec)
-	if !ok {
-		return nil, nil
-	}
-	spec := &ResourceSpec{}
-	if err := decodeAnnotation(AnnotationResourceSpec, value, spec); err != nil {
-		return nil, err
-	}
-	if err := spec.validate(); err != nil {
-		return nil, &AnnotationError{Key: AnnotationResourceSpec, Value: value, Err: err}
-	}
-	return spec, nil
+	return getJSONAnnotation[ResourceSpec](annotations, AnnotationResourceSpec)
 }
 
 // SetResourceSpec stores spec in AnnotationResourceSpec on obj, or removes
 // the annotation when spec is nil. It writes nothing and returns an
 // *AnnotationError when spec names an unknown policy.
 func SetResourceSpec(obj metav1.Object, spec *ResourceSpec) error {
-	if spec == nil {
-		removeAnnotation(obj, AnnotationResourceSpec)
-		return nil
-	}
-	if err := spec.validate(); err != nil {
-		return &AnnotationError{Key: AnnotationResourceSpec, Err: err}
-	}
-	return encodeAnnotation(obj, AnnotationResourceSpec, spec)
+	return setJSONAnnotation(obj, AnnotationResourceSpec, spec)
 }
 
 // ResourceStatus is the value of AnnotationResourceStatus: the CPU and NUMA
@@ -263,30 +245,12 @@ func (s *ResourceStatus) validate() error {
 // not valid JSON, its cpuset is not a valid CPU list or a NUMA node ID is
 // negative.
 func GetResourceStatus(annotations map[string]string) (*ResourceStatus, error) {
-	value, ok := lookup(annotations, AnnotationResourceStatus)
-	if !ok {
-		return nil, nil
-	}
-	status := &ResourceStatus{}
-	if err := decodeAnnotation(AnnotationResourceStatus, value, status); err != nil {
-		return nil, err
-	}
-	if err := status.validate(); err != nil {
-		return nil, &AnnotationError{Key: AnnotationResourceStatus, Value: value, Err: err}
-	}
-	return status, nil
+	return getJSONAnnotation[ResourceStatus](annotations, AnnotationResourceStatus)
 }
 
 // SetResourceStatus stores status in AnnotationResourceStatus on obj, or
 // removes the annotation when status is nil. It writes nothing and returns an
 // *AnnotationError when status is invalid.
 func SetResourceStatus(obj metav1.Object, status *ResourceStatus) error {
-	if status == nil {
-		removeAnnotation(obj, AnnotationResourceStatus)
-		return nil
-	}
-	if err := status.validate(); err != nil {
-		return &AnnotationError{Key: AnnotationResourceStatus, Err: err}
-	}
-	return encodeAnnotation(obj, AnnotationResourceStatus, status)
+	return setJSONAnnotation(obj, AnnotationResourceStatus, status)
 }

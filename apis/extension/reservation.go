@@ -113,32 +113,14 @@ func validSelectorOperator(op corev1.NodeSelectorOperator) bool {
 // is not valid JSON or uses an unknown selector or toleration operator or an
 // unknown taint effect.
 func GetReservationAffinity(annotations map[string]string) (*ReservationAffinity, error) {
-	value, ok := lookup(annotations, AnnotationReservationAffinity)
-	if !ok {
-		return nil, nil
-	}
-	affinity := &ReservationAffinity{}
-	if err := decodeAnnotation(AnnotationReservationAffinity, value, affinity); err != nil {
-		return nil, err
-	}
-	if err := affinity.validate(); err != nil {
-		return nil, &AnnotationError{Key: AnnotationReservationAffinity, Value: value, Err: err}
-	}
-	return affinity, nil
+	return getJSONAnnotation[ReservationAffinity](annotations, AnnotationReservationAffinity)
 }
 
 // SetReservationAffinity stores affinity in AnnotationReservationAffinity on
 // obj, or removes the annotation when affinity is nil. It writes nothing and
 // returns an *AnnotationError when affinity is invalid.
 func SetReservationAffinity(obj metav1.Object, affinity *ReservationAffinity) error {
-	if affinity == nil {
-		removeAnnotation(obj, AnnotationReservationAffinity)
-		return nil
-	}
-	if err := affinity.validate(); err != nil {
-		return &AnnotationError{Key: AnnotationReservationAffinity, Err: err}
-	}
-	return encodeAnnotation(obj, AnnotationReservationAffinity, affinity)
+	return setJSONAnnotation(obj, AnnotationReservationAffinity, affinity)
 }
 
 // IsReservationIgnored reports whether the pod carries

@@ -192,7 +192,7 @@ func TranslateResourceListByPriorityClass(pc PriorityClass, list corev1.Resource
 		case pc != PriorityBatch && pc != PriorityMid, translated == "":
 			out[name] = q.DeepCopy()
 		case name == corev1.ResourceCPU:
-			out[translated] = MilliCPUQuantity(q)
+			out[translated] = CPUToBatchCPU(q)
 		default:
 			out[translated] = q.DeepCopy()
 		}
@@ -200,19 +200,13 @@ func TranslateResourceListByPriorityClass(pc PriorityClass, list corev1.Resource
 	return out
 }
 
-// MilliCPUQuantity returns a CPU quantity as an integer count of
-// milli-cores: "2" becomes 2000, "1.5" 1500, "250m" 250. Fractions of a
-// milli-core are rounded up, as Kubernetes does, so "0.0001" becomes 1.
-// Quantities beyond the int64 range of milli-cores are not supported.
-func MilliCPUQuantity(cpu resource.Quantity) resource.Quantity {
-	return *resource.NewQuantity(cpu.MilliValue(), resource.DecimalSI)
-}
-
-// CPUToBatchCPU converts a cpu quantity into the milli-core quantity of
-// BatchCPU (and MidCPU): "2" becomes 2000. It is MilliCPUQuantity under the
-// name the webhook conversion uses.
+// CPUToBatchCPU converts a cpu quantity into the integer milli-core quantity
+// of BatchCPU (and MidCPU): "2" becomes 2000, "1.5" 1500, "250m" 250.
+// Fractions of a milli-core are rounded up, as Kubernetes does, so "0.0001"
+// becomes 1. Quantities beyond the int64 range of milli-cores are not
+// supported.
 func CPUToBatchCPU(cpu resource.Quantity) resource.Quantity {
-	return MilliCPUQuantity(cpu)
+	return *resource.NewQuantity(cpu.MilliValue(), resource.DecimalSI)
 }
 
 // BatchCPUToCPU converts a BatchCPU (or MidCPU) quantity, counted in
