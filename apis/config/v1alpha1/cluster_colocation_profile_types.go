@@ -35,8 +35,9 @@ type ClusterColocationProfileSpec struct {
 	Selector *metav1.LabelSelector `json:"selector,omitempty"`
 
 	// Probability is the chance that the profile applies to a matching pod: an integer from 0 to 100, or a
-	// string percentage from "0%" to "100%". Unset means always.
-	// +kubebuilder:validation:XValidation:rule="type(self) == int ? (self >= 0 && self <= 100) : self.matches('^(100|[1-9]?[0-9])%$')",message="probability must be an integer from 0 to 100 or a percentage from \"0%\" to \"100%\""
+	// string percentage from "0%" to "100%". Unset means always. Koordinator silently applies a profile with a
+	// probability above 100 always and one below 0 never; Koord rejects such values instead.
+	// +kubebuilder:validation:XValidation:rule="type(self) == int ? (self >= 0 && self <= 100) : self.matches('^0*(100|[1-9]?[0-9])%$')",message="probability must be an integer from 0 to 100 or a percentage from \"0%\" to \"100%\""
 	// +optional
 	Probability *intstr.IntOrString `json:"probability,omitempty"`
 

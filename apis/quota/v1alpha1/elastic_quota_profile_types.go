@@ -35,9 +35,10 @@ type ElasticQuotaProfileSpec struct {
 
 	// ResourceRatio scales the summed allocatable resources of the selected nodes to leave room for
 	// fragmentation: with a total of 100 and a ratio of "0.9" the quota min is 90. It is a decimal number
-	// written as a string, greater than 0 and at most 1. Unset means 1.
+	// written as a string ("0.9", "9e-1"), greater than 0 and at most 1. Unset means 1. Koordinator silently
+	// uses 1 for a value it cannot parse or that is out of range; Koord rejects such values instead.
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]*)?|[.][0-9]+)$') && double(self) > 0.0 && double(self) <= 1.0",message="spec.resourceRatio must be a decimal number greater than 0 and at most 1, such as \"0.9\""
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?$') && double(self) > 0.0 && double(self) <= 1.0",message="spec.resourceRatio must be a decimal number greater than 0 and at most 1, such as \"0.9\""
 	// +optional
 	ResourceRatio *string `json:"resourceRatio,omitempty"`
 

@@ -23,11 +23,11 @@ type HostApplicationSpec struct {
 	// +optional
 	Name string `json:"name,omitempty"`
 	// Priority is the Koordinator priority class of the application.
-	// +kubebuilder:validation:Enum=koord-prod;koord-mid;koord-batch;koord-free
+	// +kubebuilder:validation:Enum="";koord-prod;koord-mid;koord-batch;koord-free
 	// +optional
 	Priority string `json:"priority,omitempty"`
 	// QoS is the Koordinator QoS class of the application.
-	// +kubebuilder:validation:Enum=LSE;LSR;LS;BE;SYSTEM
+	// +kubebuilder:validation:Enum="";LSE;LSR;LS;BE;SYSTEM
 	// +optional
 	QoS string `json:"qos,omitempty"`
 	// CgroupPath is the cgroup the application runs in. When unset, it is derived from Priority and QoS.

@@ -26,6 +26,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
+
+	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 )
 
 func TestResourceMapJSON(t *testing.T) {
@@ -45,7 +47,7 @@ func TestResourceMapJSON(t *testing.T) {
 			wantJSON: `{"resources":{"cpu":"138m","memory":"1815637738"}}`,
 		},
 		"devices": {
-			in:       ResourceMap{Devices: []DeviceInfo{{Type: DeviceTypeGPU, UUID: "GPU-1", Health: true}}},
+			in:       ResourceMap{Devices: []schedulingv1alpha1.DeviceInfo{{Type: schedulingv1alpha1.GPU, UUID: "GPU-1", Health: true}}},
 			wantJSON: `{"devices":[{"type":"gpu","id":"GPU-1","health":true}]}`,
 		},
 	}

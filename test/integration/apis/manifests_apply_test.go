@@ -131,3 +131,28 @@ func TestInvalidObjectsRejected(t *testing.T) {
 		})
 	}
 }
+
+// TestValidEdgeCasesAccepted creates each manifest under apis/**/testdata/valid: values at the edge of the
+// validation rules that Koordinator accepts and Koord must accept too.
+func TestValidEdgeCasesAccepted(t *testing.T) {
+	ctx := t.Context()
+	var ms []manifest
+	for _, pattern := range []string{"apis/*/v1alpha1/testdata/valid/*.yaml", "apis/*/*/v1alpha1/testdata/valid/*.yaml"} {
+		ms = append(ms, readManifests(t, pattern)...)
+	}
+	if len(ms) == 0 {
+		t.Fatal("no valid manifests found under apis/**/testdata/valid")
+	}
+	for _, m := range ms {
+		t.Run(m.String(), func(t *testing.T) {
+			ensureNamespace(ctx, t, m.obj.GetNamespace())
+			obj := m.obj.DeepCopy()
+			if err := env.Client.Create(ctx, obj); err != nil {
+				t.Fatalf("apiserver rejected %s: %v", m, err)
+			}
+			if err := env.Client.Delete(ctx, obj); err != nil {
+				t.Errorf("delete %s: %v", m, err)
+			}
+		})
+	}
+}
