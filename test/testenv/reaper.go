@@ -17,6 +17,7 @@ limitations under the License.
 package testenv
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -33,7 +34,8 @@ const reaperDirEnv = "KOORD_TESTENV_REAPER_DIR"
 
 // reaper is a child process that outlives a crashed test binary: it waits for its stdin to close (which
 // happens when the test process exits for any reason), then kills every process whose command line names
-// the control-plane directory and removes the directory.
+// the control-plane directory and removes the directory, plus any directory the parent named on stdin (one
+// absolute path a line) for the parts envtest places elsewhere.
 type reaper struct {
 	dir   string
 	stdin io.WriteCloser
@@ -60,6 +62,15 @@ func startReaper(dir string) (*reaper, error) {
 	return &reaper{dir: dir, stdin: stdin, cmd: cmd}, nil
 }
 
+// alsoRemove tells the reaper to remove dir as well. Only directories directly under the temp directory are
+// accepted.
+func (r *reaper) alsoRemove(dir string) error {
+	if _, err := fmt.Fprintln(r.stdin, dir); err != nil {
+		return fmt.Errorf("tell reaper about %s: %w", dir, err)
+	}
+	return nil
+}
+
 // cleanUpNow makes the reaper clean up and waits for it.
 func (r *reaper) cleanUpNow() {
 	_ = r.stdin.Close()
@@ -71,16 +82,30 @@ func isReaper() bool { return os.Getenv(reaperDirEnv) != "" }
 // runReaper is the reaper's main: block until the parent closes stdin, then clean up.
 func runReaper() {
 	dir := os.Getenv(reaperDirEnv)
-	if !filepath.IsAbs(dir) || filepath.Dir(dir) != filepath.Clean(os.TempDir()) {
+	if !isDirectlyUnderTemp(dir) {
 		fmt.Fprintf(os.Stderr, "testenv reaper: refusing to clean up %q: not a directory directly under %s\n", dir, os.TempDir())
 		os.Exit(2)
 	}
-	_, _ = io.Copy(io.Discard, os.Stdin)
+	dirs := []string{dir}
+	lines := bufio.NewScanner(os.Stdin)
+	for lines.Scan() {
+		if extra := lines.Text(); isDirectlyUnderTemp(extra) {
+			dirs = append(dirs, extra)
+		}
+	}
 	killProcessesNaming(dir)
-	if err := os.RemoveAll(dir); err != nil {
-		fmt.Fprintf(os.Stderr, "testenv reaper: %v\n", err)
+	for _, d := range dirs {
+		if err := os.RemoveAll(d); err != nil {
+			fmt.Fprintf(os.Stderr, "testenv reaper: %v\n", err)
+		}
 	}
 	os.Exit(0)
+}
+
+// isDirectlyUnderTemp guards the reaper's RemoveAll: it only ever removes a directory directly under the
+// temp directory.
+func isDirectlyUnderTemp(dir string) bool {
+	return filepath.IsAbs(dir) && filepath.Dir(dir) == filepath.Clean(os.TempDir()) && filepath.Base(dir) != ".."
 }
 
 // killProcessesNaming sends SIGTERM to every process whose command line contains marker, waits up to ten

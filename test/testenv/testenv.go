@@ -136,6 +136,12 @@ func Start() (_ *Environment, retErr error) {
 	env.ControlPlane.Etcd = &envtest.Etcd{DataDir: etcdData, StartTimeout: time.Minute}
 	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir, StartTimeout: 2 * time.Minute}
 	cfg, err := env.Start()
+	// envtest creates the webhook serving certificates in a temp directory of its own; hand it to the reaper.
+	if d := env.WebhookInstallOptions.LocalServingCertDir; d != "" {
+		if rerr := r.alsoRemove(d); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
 	if err != nil {
 		_ = env.Stop()
 		return nil, fmt.Errorf("start control plane from %s: %w", binDir, err)

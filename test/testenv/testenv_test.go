@@ -139,9 +139,21 @@ func TestReaperCleansUpWhenParentGoesAway(t *testing.T) {
 	go func() { exited <- server.Wait() }()
 	t.Cleanup(func() { _ = server.Process.Kill() })
 
+	extra, err := os.MkdirTemp("", "koord-testenv-test-extra-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(extra) })
+	outside := t.TempDir() // not directly under the temp directory: the reaper must refuse it
+
 	r, err := startReaper(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, d := range []string{extra, outside} {
+		if err := r.alsoRemove(d); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r.cleanUpNow()
 	if code := r.cmd.ProcessState.ExitCode(); code != 0 {
@@ -152,8 +164,13 @@ func TestReaperCleansUpWhenParentGoesAway(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the reaper did not kill the process naming its directory")
 	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("the reaper left %s behind (stat: %v)", dir, err)
+	for _, d := range []string{dir, extra} {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("the reaper left %s behind (stat: %v)", d, err)
+		}
+	}
+	if _, err := os.Stat(outside); err != nil {
+		t.Errorf("the reaper removed %s, which is not directly under the temp directory: %v", outside, err)
 	}
 }
 

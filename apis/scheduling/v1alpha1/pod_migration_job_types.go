@@ -29,6 +29,9 @@ type PodMigrationJobSpec struct {
 
 	// TTL bounds how long the job may run, as a duration string such as "5m". When it elapses the job fails
 	// with reason Timeout. Unset means the controller's default timeout.
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s')",message="must be a duration that Go's time.ParseDuration reads, at most about 290 years"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|ms|s|m|h))+)$`
 	// +optional
 	TTL *metav1.Duration `json:"ttl,omitempty"`
 

@@ -45,6 +45,9 @@ type ReservationSpec struct {
 	// TTL is how long the reservation stays valid after creation, as a duration string such as "1h" or "30m".
 	// Defaults to 24h; "0s" disables expiration. ttl and expires are meant to be alternatives: when both are
 	// set, expires is checked first.
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s')",message="must be a duration that Go's time.ParseDuration reads, at most about 290 years"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|ms|s|m|h))+)$`
 	// +kubebuilder:default="24h"
 	// +optional
 	TTL *metav1.Duration `json:"ttl,omitempty"`

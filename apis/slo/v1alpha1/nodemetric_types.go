@@ -81,6 +81,10 @@ type NodeMetricCollectPolicy struct {
 // AggregatePolicy lists aggregation windows.
 type AggregatePolicy struct {
 	// Durations are the windows, e.g. "5m", "10m", "30m" (Koordinator's defaults).
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:XValidation:rule="self.all(d, duration(d) > duration('0s'))",message="every duration must be positive and readable by Go's time.ParseDuration"
+	// +kubebuilder:validation:items:Type=string
+	// +kubebuilder:validation:items:Pattern=`^(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|ms|s|m|h))+)$`
 	// +optional
 	Durations []metav1.Duration `json:"durations,omitempty"`
 }
