@@ -128,6 +128,7 @@ func TestInvalidObjectsRejected(t *testing.T) {
 			if !strings.Contains(err.Error(), m.want) {
 				t.Errorf("create %s: error %q does not contain %q", m, err.Error(), m.want)
 			}
+			t.Logf("rejected as expected: %v", err)
 		})
 	}
 }
