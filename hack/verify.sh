@@ -40,5 +40,15 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 
+missing_header=""
+for f in $(git ls-files --cached --others --exclude-standard '*.go'); do
+  head -5 "$f" | grep -Eq 'Copyright [0-9]{4} The Koord Authors' || missing_header+="$f"$'\n'
+done
+if [ -n "$missing_header" ]; then
+  echo "Files without the license header of hack/boilerplate.go.txt:" >&2
+  printf '%s' "$missing_header" >&2
+  exit 1
+fi
+
 go vet ./...
 echo "verify: OK"
