@@ -96,6 +96,40 @@ func setJSONAnnotation[T any, PT validatable[T]](obj metav1.Object, key string, 
 	return encodeAnnotation(obj, key, v)
 }
 
+// getStringListAnnotation parses the annotation key as a JSON list of strings and checks it with validate. It
+// returns nil and no error when the annotation is missing, an empty list for JSON null, and an
+// *AnnotationError naming the key otherwise.
+func getStringListAnnotation(annotations map[string]string, key string, validate func([]string) error) ([]string, error) {
+	value, ok := lookup(annotations, key)
+	if !ok {
+		return nil, nil
+	}
+	var list []string
+	if err := decodeAnnotation(key, value, &list); err != nil {
+		return nil, err
+	}
+	if list == nil {
+		list = []string{} // JSON null
+	}
+	if err := validate(list); err != nil {
+		return nil, &AnnotationError{Key: key, Value: value, Err: err}
+	}
+	return list, nil
+}
+
+// setStringListAnnotation checks list with validate and stores it as JSON under key on obj, or removes the
+// annotation when list is nil. An invalid list writes nothing and returns an *AnnotationError naming the key.
+func setStringListAnnotation(obj metav1.Object, key string, list []string, validate func([]string) error) error {
+	if list == nil {
+		removeAnnotation(obj, key)
+		return nil
+	}
+	if err := validate(list); err != nil {
+		return &AnnotationError{Key: key, Err: err}
+	}
+	return encodeAnnotation(obj, key, list)
+}
+
 // encodeAnnotation stores the JSON form of v under key on obj.
 func encodeAnnotation(obj metav1.Object, key string, v any) error {
 	data, err := json.Marshal(v)

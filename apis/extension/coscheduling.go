@@ -235,35 +235,14 @@ func GetGangMatchPolicy(obj metav1.Object) (GangMatchPolicy, error) {
 // annotation is missing, and an *AnnotationError when it is not a JSON list
 // of strings or an element is not of the form namespace/name.
 func GetGangGroups(obj metav1.Object) ([]string, error) {
-	v, ok := lookup(obj.GetAnnotations(), AnnotationGangGroups)
-	if !ok {
-		return nil, nil
-	}
-	var groups []string
-	if err := decodeAnnotation(AnnotationGangGroups, v, &groups); err != nil {
-		return nil, err
-	}
-	if groups == nil {
-		groups = []string{} // JSON null
-	}
-	if err := validateGangGroups(groups); err != nil {
-		return nil, &AnnotationError{Key: AnnotationGangGroups, Value: v, Err: err}
-	}
-	return groups, nil
+	return getStringListAnnotation(obj.GetAnnotations(), AnnotationGangGroups, validateGangGroups)
 }
 
 // SetGangGroups stores groups in AnnotationGangGroups on obj, or removes the
 // annotation when groups is nil. It writes nothing and returns an
 // *AnnotationError when an element is not of the form namespace/name.
 func SetGangGroups(obj metav1.Object, groups []string) error {
-	if groups == nil {
-		removeAnnotation(obj, AnnotationGangGroups)
-		return nil
-	}
-	if err := validateGangGroups(groups); err != nil {
-		return &AnnotationError{Key: AnnotationGangGroups, Err: err}
-	}
-	return encodeAnnotation(obj, AnnotationGangGroups, groups)
+	return setStringListAnnotation(obj, AnnotationGangGroups, groups, validateGangGroups)
 }
 
 // validateGangGroups checks that every group is "namespace/name" with both

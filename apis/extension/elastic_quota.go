@@ -234,21 +234,7 @@ func SetQuotaResourceList(quota metav1.Object, key string, list corev1.ResourceL
 // *AnnotationError when it is not a JSON list of strings or an element is not
 // a valid namespace name.
 func GetAnnotationQuotaNamespaces(quota metav1.Object) ([]string, error) {
-	value, ok := lookup(quota.GetAnnotations(), AnnotationQuotaNamespaces)
-	if !ok {
-		return nil, nil
-	}
-	var namespaces []string
-	if err := decodeAnnotation(AnnotationQuotaNamespaces, value, &namespaces); err != nil {
-		return nil, err
-	}
-	if namespaces == nil {
-		namespaces = []string{} // JSON null
-	}
-	if err := validateNamespaces(namespaces); err != nil {
-		return nil, &AnnotationError{Key: AnnotationQuotaNamespaces, Value: value, Err: err}
-	}
-	return namespaces, nil
+	return getStringListAnnotation(quota.GetAnnotations(), AnnotationQuotaNamespaces, validateNamespaces)
 }
 
 // SetAnnotationQuotaNamespaces stores namespaces in AnnotationQuotaNamespaces
@@ -256,14 +242,7 @@ func GetAnnotationQuotaNamespaces(quota metav1.Object) ([]string, error) {
 // nothing and returns an *AnnotationError when an element is not a valid
 // namespace name.
 func SetAnnotationQuotaNamespaces(quota metav1.Object, namespaces []string) error {
-	if namespaces == nil {
-		removeAnnotation(quota, AnnotationQuotaNamespaces)
-		return nil
-	}
-	if err := validateNamespaces(namespaces); err != nil {
-		return &AnnotationError{Key: AnnotationQuotaNamespaces, Err: err}
-	}
-	return encodeAnnotation(quota, AnnotationQuotaNamespaces, namespaces)
+	return setStringListAnnotation(quota, AnnotationQuotaNamespaces, namespaces, validateNamespaces)
 }
 
 // validateNamespaces checks that every element is a DNS-1123 label, the
