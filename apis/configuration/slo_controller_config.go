@@ -163,6 +163,11 @@ type ColocationStrategy struct {
 	// BatchMemoryThresholdPercent, when set, caps batch-memory at this share of node capacity.
 	// +optional
 	BatchMemoryThresholdPercent *int64 `json:"batchMemoryThresholdPercent,omitempty"`
+
+	// Extensions holds third-party colocation settings by name, as Koordinator's ColocationStrategyExtender
+	// does. Koord passes them through unread.
+	// +optional
+	Extensions *slov1alpha1.ExtensionsMap `json:"extensions,omitempty"`
 }
 
 // ResourceThresholdCfg is the value of resource-threshold-config: when the node agent suppresses and evicts

@@ -38,6 +38,12 @@ const (
 	// LabelMemoryReclaimRatio overrides the memory reclaim ratio of the
 	// node, a float.
 	LabelMemoryReclaimRatio = NodeDomainPrefix + "memory-reclaim-ratio"
+	// LabelMidStaticCPUReservedRatio overrides the share of node CPU
+	// offered as mid-cpu in static mid mode, a float ratio.
+	LabelMidStaticCPUReservedRatio = NodeDomainPrefix + "mid-static-cpu-reserved-ratio"
+	// LabelMidStaticMemoryReservedRatio overrides the share of node memory
+	// offered as mid-memory in static mid mode, a float ratio.
+	LabelMidStaticMemoryReservedRatio = NodeDomainPrefix + "mid-static-memory-reserved-ratio"
 	// AnnotationCPUNormalizationRatio is the CPU normalization ratio of the
 	// node, a positive float.
 	AnnotationCPUNormalizationRatio = NodeDomainPrefix + "cpu-normalization-ratio"
