@@ -24,6 +24,9 @@ echo "Generating CRD manifests into config/crd/bases"
 rm -f config/crd/bases/*.yaml
 go tool controller-gen crd:crdVersions=v1 paths=./apis/... output:crd:artifacts:config=config/crd/bases
 
+echo "Generating RBAC for koord-manager into config/rbac/koord-manager"
+go tool controller-gen rbac:roleName=koord-manager paths=./pkg/manager/... output:rbac:artifacts:config=config/rbac/koord-manager
+
 inputs=()
 pkgs=()
 for p in "${API_PACKAGES[@]}"; do

@@ -165,6 +165,18 @@ func Start() (_ *Environment, retErr error) {
 	}, nil
 }
 
+// AddUser provisions a user that has only what RBAC grants its name and groups, and returns a client
+// configuration that authenticates as it: for tests that a component works with its own RBAC role.
+func (e *Environment) AddUser(name string, groups ...string) (*rest.Config, error) {
+	u, err := e.env.AddUser(envtest.User{Name: name, Groups: groups}, e.Config)
+	if err != nil {
+		return nil, fmt.Errorf("add user %s: %w", name, err)
+	}
+	cfg := u.Config()
+	cfg.QPS, cfg.Burst = e.Config.QPS, e.Config.Burst
+	return cfg, nil
+}
+
 // Stop stops the control plane and removes its directories.
 func (e *Environment) Stop() error {
 	err := e.env.Stop()

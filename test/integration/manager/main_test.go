@@ -34,6 +34,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2/ktesting"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -85,9 +86,16 @@ type runningManager struct {
 // webhook registrations removed, when the test ends.
 func startManager(t *testing.T, opts manager.Options) *runningManager {
 	t.Helper()
+	return startManagerAs(t, env.Config, opts)
+}
+
+// startManagerAs is startManager with the manager authenticating through cfg, e.g. as a user bound to
+// koord-manager's RBAC role.
+func startManagerAs(t *testing.T, cfg *rest.Config, opts manager.Options) *runningManager {
+	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
-	mgr, err := manager.New(ctx, env.Config, opts)
+	mgr, err := manager.New(ctx, cfg, opts)
 	if err != nil {
 		cancel()
 		t.Fatalf("create koord-manager: %v", err)
