@@ -144,3 +144,11 @@ func (t AggregationType) Valid() bool {
 	}
 	return false
 }
+
+// AnnotationReservePod marks the in-memory pods koord-scheduler builds from Reservations; real pods must not
+// carry it.
+const AnnotationReservePod = SchedulingDomainPrefix + "reserve-pod"
+
+// AnnotationSkipUpdateResources, set to "true" on a ClusterColocationProfile, keeps the cpu and memory of the
+// pods the profile matches from being rewritten into batch or mid resources.
+const AnnotationSkipUpdateResources = "config.koordinator.sh/skip-update-resources"

@@ -184,7 +184,7 @@ func randomPod(data []byte) *corev1.Pod {
 			}
 			m.Annotations = map[string]string{}
 			for range c.Intn(4) {
-				key := pick(c, "note", AnnotationReservePod, extension.AnnotationExtendedResourceSpec, extension.AnnotationResourceSpec,
+				key := pick(c, "note", extension.AnnotationReservePod, extension.AnnotationExtendedResourceSpec, extension.AnnotationResourceSpec,
 					extension.AnnotationDeviceAllocated, extension.AnnotationGangMinNum, extension.AnnotationGangGroups)
 				m.Annotations[key] = pick(c, "", "{}", "[]", "{", "3", `["ns/a"]`, `{"containers":{"c":{"requests":{"kubernetes.io/batch-cpu":"1"}}}}`)
 			}

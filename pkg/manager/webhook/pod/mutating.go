@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/koord-dev/koord/apis/configuration"
+	"github.com/koord-dev/koord/apis/extension"
 )
 
 // MutatingPath is where the webhook server serves the pod mutating handler.
@@ -120,7 +121,7 @@ func (m *mutator) mutate(ctx context.Context, namespace string, pod *corev1.Pod)
 	var applied []string
 	translate := len(matched) > 0
 	for _, profile := range matched {
-		if profile.Annotations[AnnotationSkipUpdateResources] == "true" {
+		if profile.Annotations[extension.AnnotationSkipUpdateResources] == "true" {
 			translate = false
 		}
 		selected, err := m.selected(profile.Spec.Probability)

@@ -171,7 +171,7 @@ func TestMutatingHandler(t *testing.T) {
 		"skip-update-resources keeps cpu and memory": {
 			objs: []client.Object{func() client.Object {
 				p := profile("batch", configv1alpha1.ClusterColocationProfileSpec{QoSClass: "BE", PriorityClassName: "koord-batch"})
-				p.Annotations = map[string]string{AnnotationSkipUpdateResources: "true"}
+				p.Annotations = map[string]string{extension.AnnotationSkipUpdateResources: "true"}
 				return p
 			}()},
 			pod: basePod(),

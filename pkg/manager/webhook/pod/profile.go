@@ -40,10 +40,6 @@ import (
 	"github.com/koord-dev/koord/apis/extension"
 )
 
-// AnnotationSkipUpdateResources, set to "true" on a ClusterColocationProfile, keeps the cpu and memory of the
-// pods the profile matches from being rewritten into batch or mid resources.
-const AnnotationSkipUpdateResources = "config.koordinator.sh/skip-update-resources"
-
 // matchingProfiles returns the ClusterColocationProfiles whose namespace selector matches the labels of
 // namespace and whose selector matches the labels of pod, in ascending name order. A selector that does not
 // parse, or a namespace that cannot be read, is no match; the problem is logged.

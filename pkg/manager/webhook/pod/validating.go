@@ -37,10 +37,6 @@ import (
 // ValidatingPath is where the webhook server serves the pod validating handler.
 const ValidatingPath = "/validate-pod"
 
-// AnnotationReservePod marks the in-memory pods koord-scheduler builds from Reservations; real pods must not
-// carry it.
-const AnnotationReservePod = extension.SchedulingDomainPrefix + "reserve-pod"
-
 // NewValidatingWebhook returns the pod validating webhook. decoder must know the core types. The checks need
 // nothing but the pod (and its old version on UPDATE), so the handler reads no other objects.
 func NewValidatingWebhook(decoder admission.Decoder) *admission.Webhook {
@@ -110,8 +106,8 @@ func ValidatePodUpdate(pod, old *corev1.Pod) field.ErrorList {
 // requested by every container and equal to its limit.
 func ValidatePod(pod *corev1.Pod) field.ErrorList {
 	var errs field.ErrorList
-	if _, ok := pod.Annotations[AnnotationReservePod]; ok {
-		errs = append(errs, field.Forbidden(field.NewPath("metadata", "annotations").Key(AnnotationReservePod),
+	if _, ok := pod.Annotations[extension.AnnotationReservePod]; ok {
+		errs = append(errs, field.Forbidden(field.NewPath("metadata", "annotations").Key(extension.AnnotationReservePod),
 			"is reserved for the pods koord-scheduler makes from Reservations and cannot be set on a pod"))
 	}
 	errs = append(errs, validateMetadata(pod)...)

@@ -97,7 +97,7 @@ func TestValidatingHandler(t *testing.T) {
 			pod: koordPod("LS", 0, rl(string(extension.BatchCPU), "0"), nil),
 		},
 		"reserve-pod annotation": {
-			pod:     annotated(koordPod("", 0, nil, nil), AnnotationReservePod, "true"),
+			pod:     annotated(koordPod("", 0, nil, nil), extension.AnnotationReservePod, "true"),
 			wantMsg: "metadata.annotations[scheduling.koordinator.sh/reserve-pod]: Forbidden: is reserved for the pods koord-scheduler makes from Reservations and cannot be set on a pod",
 		},
 		"unknown QoS class": {
