@@ -29,8 +29,10 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -118,6 +120,10 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (ctrl.Manager, error)
 		LeaseDuration:                 &o.LeaseDuration,
 		RenewDeadline:                 &o.RenewDeadline,
 		RetryPeriod:                   &o.RetryPeriod,
+		// controller-runtime checks controller names across the process, not per manager. Ours are fixed and set
+		// up once per manager, so the check only forbids building a second manager in one process, as a restart
+		// does in the integration tests.
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 	}
 	if o.EnableWebhookServer {
 		mgrOpts.WebhookServer = ctrlwebhook.NewServer(ctrlwebhook.Options{Port: o.Webhook.Port, CertDir: o.Webhook.CertDir})
@@ -164,6 +170,7 @@ func setupControllers(mgr ctrl.Manager, o Options, controllers []string) error {
 			err = noderesource.Setup(mgr, noderesource.Options{
 				StrategyForNode: colocationStrategyForNode(mgr.GetLogger(), store),
 				ConfigUpdates:   store.Subscribe(),
+				ConfigSynced:    store.Synced,
 				Clock:           clock.RealClock{},
 			})
 		}

@@ -43,7 +43,13 @@ func createOrFail(t *testing.T, objs ...client.Object) {
 		if err := env.Client.Create(t.Context(), obj); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
 		}
-		t.Cleanup(func() { _ = env.Client.Delete(t.Context(), obj) })
+		if _, ok := obj.(*corev1.Namespace); ok {
+			// envtest runs no namespace controller: a deleted namespace would stay Terminating and refuse new
+			// objects, so namespaces are left in place.
+			continue
+		}
+		// t.Context() is already cancelled when cleanups run.
+		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), obj) })
 	}
 }
 

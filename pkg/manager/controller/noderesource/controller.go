@@ -74,6 +74,11 @@ type Options struct {
 	ConfigUpdates <-chan event.GenericEvent
 	// Clock is the time source; the real clock when nil.
 	Clock clock.Clock
+	// ConfigSynced, when set, reports whether StrategyForNode already reflects the colocation configuration.
+	// Until it does, nodes are left alone, so that a restarted manager never writes the results of the default
+	// strategy over the nodes; ConfigUpdates then delivers the first configuration and every node is
+	// recalculated.
+	ConfigSynced func() bool
 }
 
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
@@ -86,6 +91,7 @@ type Options struct {
 type Reconciler struct {
 	client          client.Client
 	strategyForNode func(*corev1.Node) configuration.ColocationStrategy
+	configSynced    func() bool
 	clock           clock.Clock
 	metrics         *metrics
 }
@@ -101,7 +107,8 @@ func NewReconciler(c client.Client, opts Options) (*Reconciler, error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	return &Reconciler{client: c, strategyForNode: opts.StrategyForNode, clock: opts.Clock, metrics: registeredMetrics()}, nil
+	return &Reconciler{client: c, strategyForNode: opts.StrategyForNode, configSynced: opts.ConfigSynced, clock: opts.Clock,
+		metrics: registeredMetrics()}, nil
 }
 
 // Setup registers the pod index and the controller with mgr.
@@ -134,6 +141,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 // without any event.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
+	if r.configSynced != nil && !r.configSynced() {
+		log.V(4).Info("Waiting for the colocation configuration", "node", req.Name)
+		return ctrl.Result{}, nil
+	}
 	node := &corev1.Node{}
 	if err := r.client.Get(ctx, req.NamespacedName, node); err != nil {
 		if apierrors.IsNotFound(err) {
