@@ -61,7 +61,7 @@ const Name = "noderesource"
 const PodNodeNameIndex = "noderesource.spec.nodeName"
 
 // updateExplanationOutdated is the update reason when the node's values are not the ones its explanation
-// records, e.g. after a write that was interrupted between the status and the annotation.
+// records, e.g. after a write that was interrupted between the annotation and the status.
 const updateExplanationOutdated calculator.UpdateReason = "ExplanationOutdated"
 
 // Options configure the controller.
@@ -212,16 +212,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{RequeueAfter: requeueAfter(&result, decision.DueAt, now)}, nil
 }
 
-// write patches the node's status (the four resources only, in capacity and allocatable) and then its
-// explanation annotation. The patches are merge patches without a resource version: they touch nothing else,
-// so they cannot conflict with the kubelet's own status updates.
+// write patches the node's explanation annotation and then its status (the four resources only, in capacity and
+// allocatable). The patches are merge patches without a resource version: they touch nothing else, so they
+// cannot conflict with the kubelet's own status updates.
+//
+// The annotation goes first: its event alone does not pass nodeChanged, so the status event that follows is
+// the one that triggers the next reconcile, and that reconcile (like any reader) sees values and explanation
+// that agree. The other order lets that reconcile see the new values with the old explanation and write the
+// node a second time (NoLastUpdate or ExplanationOutdated).
 func (r *Reconciler) write(ctx context.Context, node *corev1.Node, result *calculator.Result, now time.Time) error {
 	statusPatch, err := resourcesPatch(result)
 	if err != nil {
 		return err
-	}
-	if err := r.client.Status().Patch(ctx, node, client.RawPatch(types.MergePatchType, statusPatch)); err != nil {
-		return fmt.Errorf("patch status of node %s: %w", node.Name, err)
 	}
 	metaPatch, err := explanationPatch(result.Explanation(now))
 	if err != nil {
@@ -229,6 +231,9 @@ func (r *Reconciler) write(ctx context.Context, node *corev1.Node, result *calcu
 	}
 	if err := r.client.Patch(ctx, node, client.RawPatch(types.MergePatchType, metaPatch)); err != nil {
 		return fmt.Errorf("patch colocation explanation of node %s: %w", node.Name, err)
+	}
+	if err := r.client.Status().Patch(ctx, node, client.RawPatch(types.MergePatchType, statusPatch)); err != nil {
+		return fmt.Errorf("patch status of node %s: %w", node.Name, err)
 	}
 	return nil
 }

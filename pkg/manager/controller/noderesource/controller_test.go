@@ -244,8 +244,8 @@ func TestReconcileWritesOnceAndIsIdempotent(t *testing.T) {
 
 	res, patches := e.reconcile(t, ctx)
 	want := []patchRecord{
-		{SubResource: "status", Patch: writeStatusPatch},
 		{Patch: metadataPatch(t, writeExplanation)},
+		{SubResource: "status", Patch: writeStatusPatch},
 	}
 	if diff := cmp.Diff(want, patches); diff != "" {
 		t.Errorf("patches of the first reconcile (-want,+got):\n%s", diff)
