@@ -152,3 +152,7 @@ const AnnotationReservePod = SchedulingDomainPrefix + "reserve-pod"
 // AnnotationSkipUpdateResources, set to "true" on a ClusterColocationProfile, keeps the cpu and memory of the
 // pods the profile matches from being rewritten into batch or mid resources.
 const AnnotationSkipUpdateResources = "config.koordinator.sh/skip-update-resources"
+
+// LabelControllerManaged, set to "true" on a ClusterColocationProfile, has koord-manager's colocationprofile
+// controller re-apply the profile to matching pods that are still pending and unbound.
+const LabelControllerManaged = "config.koordinator.sh/controller-managed"

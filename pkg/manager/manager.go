@@ -40,6 +40,7 @@ import (
 	"github.com/koord-dev/koord/apis/configuration"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned/scheme"
 	"github.com/koord-dev/koord/pkg/features"
+	"github.com/koord-dev/koord/pkg/manager/controller/colocationprofile"
 	"github.com/koord-dev/koord/pkg/manager/controller/nodemetric"
 	"github.com/koord-dev/koord/pkg/manager/controller/noderesource"
 	"github.com/koord-dev/koord/pkg/manager/controller/nodeslo"
@@ -173,6 +174,8 @@ func setupControllers(mgr ctrl.Manager, o Options, controllers []string) error {
 				ConfigSynced:    store.Synced,
 				Clock:           clock.RealClock{},
 			})
+		case ControllerColocationProfile:
+			err = colocationprofile.Setup(mgr, colocationprofile.Options{Clock: clock.RealClock{}, Interval: o.ColocationProfileInterval})
 		}
 		if err != nil {
 			return fmt.Errorf("set up controller %s: %w", name, err)

@@ -31,6 +31,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/configuration"
 	"github.com/koord-dev/koord/pkg/features"
+	"github.com/koord-dev/koord/pkg/manager/controller/colocationprofile"
 	"github.com/koord-dev/koord/pkg/manager/webhook"
 )
 
@@ -39,10 +40,21 @@ const (
 	ControllerNodeMetric   = "nodemetric"
 	ControllerNodeSLO      = "nodeslo"
 	ControllerNodeResource = "noderesource"
+	// ControllerColocationProfile is alpha, as in Koordinator, and off unless named explicitly.
+	ControllerColocationProfile = "colocationprofile"
 )
 
-// KnownControllers lists every controller koord-manager can run, in start order.
+// KnownControllers lists the controllers koord-manager runs by default ("*"), in start order.
 var KnownControllers = []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource}
+
+// OptInControllers lists the controllers that run only when --controllers names them; "*" leaves them off. They
+// start after KnownControllers, in this order.
+var OptInControllers = []string{ControllerColocationProfile}
+
+// allControllers is every controller name --controllers accepts, in start order.
+func allControllers() []string {
+	return slices.Concat(KnownControllers, OptInControllers)
+}
 
 // Options are koord-manager's settings. DefaultOptions gives the defaults; AddFlags binds them.
 type Options struct {
@@ -68,6 +80,8 @@ type Options struct {
 	WebhookMaxInFlight int
 	// SLOConfigNamespace and SLOConfigName locate the slo-controller-config ConfigMap.
 	SLOConfigNamespace, SLOConfigName string
+	// ColocationProfileInterval is how often the colocationprofile controller re-applies each managed profile.
+	ColocationProfileInterval time.Duration
 	// FeatureGates are koord-manager's gates.
 	FeatureGates featuregate.MutableVersionedFeatureGate
 }
@@ -75,21 +89,22 @@ type Options struct {
 // DefaultOptions returns the defaults.
 func DefaultOptions() Options {
 	return Options{
-		LeaderElection:          true,
-		LeaderElectionNamespace: configuration.ConfigNamespace,
-		LeaderElectionID:        "koord-manager",
-		LeaseDuration:           15 * time.Second,
-		RenewDeadline:           10 * time.Second,
-		RetryPeriod:             2 * time.Second,
-		MetricsBindAddress:      ":8080",
-		HealthProbeBindAddress:  ":8000",
-		Controllers:             []string{"*"},
-		EnableWebhookServer:     true,
-		Webhook:                 webhook.DefaultOptions(),
-		WebhookMaxInFlight:      64,
-		SLOConfigNamespace:      configuration.ConfigNamespace,
-		SLOConfigName:           configuration.SLOCtrlConfigMap,
-		FeatureGates:            features.NewManagerGate(),
+		LeaderElection:            true,
+		LeaderElectionNamespace:   configuration.ConfigNamespace,
+		LeaderElectionID:          "koord-manager",
+		LeaseDuration:             15 * time.Second,
+		RenewDeadline:             10 * time.Second,
+		RetryPeriod:               2 * time.Second,
+		MetricsBindAddress:        ":8080",
+		HealthProbeBindAddress:    ":8000",
+		Controllers:               []string{"*"},
+		EnableWebhookServer:       true,
+		Webhook:                   webhook.DefaultOptions(),
+		WebhookMaxInFlight:        64,
+		SLOConfigNamespace:        configuration.ConfigNamespace,
+		SLOConfigName:             configuration.SLOCtrlConfigMap,
+		ColocationProfileInterval: colocationprofile.DefaultInterval,
+		FeatureGates:              features.NewManagerGate(),
 	}
 }
 
@@ -105,7 +120,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address of the Prometheus /metrics endpoint; 0 turns it off.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address of /healthz and /readyz; 0 turns them off.")
 	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, fmt.Sprintf(
-		"Controllers to run: '*' for all, 'name' to add one, '-name' to remove one. Known: %s.", strings.Join(KnownControllers, ", ")))
+		"Controllers to run: '*' for the default set, 'name' to add one, '-name' to remove one. Default set: %s. Off unless named (alpha): %s.",
+		strings.Join(KnownControllers, ", "), strings.Join(OptInControllers, ", ")))
 	fs.BoolVar(&o.EnableWebhookServer, "enable-webhook-server", o.EnableWebhookServer, "Serve and register the admission webhooks whose feature gates are on.")
 	fs.IntVar(&o.Webhook.Port, "webhook-port", o.Webhook.Port, "Port of the webhook server.")
 	fs.StringVar(&o.Webhook.CertDir, "webhook-cert-dir", o.Webhook.CertDir, "Directory for the webhook serving certificate. Empty: a directory under the system temp directory.")
@@ -121,11 +137,15 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.WebhookMaxInFlight, "webhook-max-in-flight", o.WebhookMaxInFlight, "Concurrent admission requests served per webhook; 0 means no limit.")
 	fs.StringVar(&o.SLOConfigNamespace, "slo-config-namespace", o.SLOConfigNamespace, "Namespace of the slo-controller-config ConfigMap.")
 	fs.StringVar(&o.SLOConfigName, "slo-config-name", o.SLOConfigName, "Name of the slo-controller-config ConfigMap.")
+	fs.DurationVar(&o.ColocationProfileInterval, "colocation-profile-interval", o.ColocationProfileInterval,
+		"How often the colocationprofile controller re-applies each ClusterColocationProfile labelled config.koordinator.sh/controller-managed=true to pending pods.")
 	o.FeatureGates.AddFlag(fs)
 }
 
-// EnabledControllers resolves --controllers into the controllers to run, in start order.
+// EnabledControllers resolves --controllers into the controllers to run, in start order. "*" stands for
+// KnownControllers; the OptInControllers run only when named.
 func (o *Options) EnabledControllers() ([]string, error) {
+	all := allControllers()
 	enabled := map[string]bool{}
 	for _, raw := range o.Controllers {
 		name := strings.TrimSpace(raw)
@@ -138,19 +158,19 @@ func (o *Options) EnabledControllers() ([]string, error) {
 			}
 		case strings.HasPrefix(name, "-"):
 			n := strings.TrimPrefix(name, "-")
-			if !slices.Contains(KnownControllers, n) {
-				return nil, fmt.Errorf("--controllers: unknown controller %q (known: %s)", n, strings.Join(KnownControllers, ", "))
+			if !slices.Contains(all, n) {
+				return nil, fmt.Errorf("--controllers: unknown controller %q (known: %s)", n, strings.Join(all, ", "))
 			}
 			enabled[n] = false
 		default:
-			if !slices.Contains(KnownControllers, name) {
-				return nil, fmt.Errorf("--controllers: unknown controller %q (known: %s)", name, strings.Join(KnownControllers, ", "))
+			if !slices.Contains(all, name) {
+				return nil, fmt.Errorf("--controllers: unknown controller %q (known: %s)", name, strings.Join(all, ", "))
 			}
 			enabled[name] = true
 		}
 	}
 	var out []string
-	for _, c := range KnownControllers {
+	for _, c := range all {
 		if enabled[c] {
 			out = append(out, c)
 		}
@@ -180,6 +200,9 @@ func (o *Options) Validate() error {
 		if o.Webhook.Host == "" && o.Webhook.ServiceName == "" {
 			errs = append(errs, errors.New("one of --webhook-host and --webhook-service-name must be set"))
 		}
+	}
+	if o.ColocationProfileInterval < time.Second {
+		errs = append(errs, fmt.Errorf("--colocation-profile-interval: %s is shorter than 1s", o.ColocationProfileInterval))
 	}
 	if o.LeaderElection && (o.RenewDeadline >= o.LeaseDuration || o.RetryPeriod >= o.RenewDeadline) {
 		errs = append(errs, fmt.Errorf("leader election timing: need retry period (%s) < renew deadline (%s) < lease duration (%s)",

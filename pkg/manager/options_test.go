@@ -31,13 +31,18 @@ func TestEnabledControllers(t *testing.T) {
 		want    []string
 		wantErr string
 	}{
-		"all":            {flag: "*", want: KnownControllers},
-		"all but one":    {flag: "*,-noderesource", want: []string{ControllerNodeMetric, ControllerNodeSLO}},
-		"one":            {flag: "nodeslo", want: []string{ControllerNodeSLO}},
-		"start order":    {flag: "noderesource,nodemetric", want: []string{ControllerNodeMetric, ControllerNodeResource}},
-		"none":           {flag: "", want: nil},
-		"unknown":        {flag: "*,nodeslos", wantErr: `unknown controller "nodeslos"`},
-		"unknown remove": {flag: "*,-foo", wantErr: `unknown controller "foo"`},
+		"all":                  {flag: "*", want: KnownControllers},
+		"all but one":          {flag: "*,-noderesource", want: []string{ControllerNodeMetric, ControllerNodeSLO}},
+		"one":                  {flag: "nodeslo", want: []string{ControllerNodeSLO}},
+		"start order":          {flag: "noderesource,nodemetric", want: []string{ControllerNodeMetric, ControllerNodeResource}},
+		"none":                 {flag: "", want: nil},
+		"unknown":              {flag: "*,nodeslos", wantErr: `unknown controller "nodeslos"`},
+		"opt-in off by *":      {flag: "*", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource}},
+		"opt-in named":         {flag: "colocationprofile", want: []string{ControllerColocationProfile}},
+		"all plus opt-in":      {flag: "colocationprofile,*", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource, ControllerColocationProfile}},
+		"opt-in removed":       {flag: "*,colocationprofile,-colocationprofile", want: KnownControllers},
+		"unknown lists opt-in": {flag: "colocationprofiles", wantErr: `(known: nodemetric, nodeslo, noderesource, colocationprofile)`},
+		"unknown remove":       {flag: "*,-foo", wantErr: `unknown controller "foo"`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -78,6 +83,8 @@ func TestValidateOptions(t *testing.T) {
 		"leader election timing": {mutate: func(o *Options) { o.RenewDeadline = 20 * time.Second },
 			wantErr: []string{"leader election timing"}},
 		"bad config name": {mutate: func(o *Options) { o.SLOConfigName = "Bad'Name" }, wantErr: []string{"--slo-config-name"}},
+		"short colocation profile interval": {mutate: func(o *Options) { o.ColocationProfileInterval = 100 * time.Millisecond },
+			wantErr: []string{"--colocation-profile-interval"}},
 		"several problems at once": {mutate: func(o *Options) { o.Webhook.Port = 0; o.Controllers = []string{"x"} },
 			wantErr: []string{"--webhook-port", `unknown controller "x"`}},
 	}

@@ -100,6 +100,7 @@ func TestPodWebhooksThroughTheAPI(t *testing.T) {
 	if err := env.Client.Create(ctx, pod); err != nil {
 		t.Fatalf("create pod: %v", err)
 	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), pod, client.GracePeriodSeconds(0)) })
 	c := pod.Spec.Containers[0]
 	wantRes := corev1.ResourceList{extension.BatchCPU: resource.MustParse("1500"), extension.BatchMemory: resource.MustParse("4Gi")}
 	if diff := cmp.Diff(wantRes, c.Resources.Requests); diff != "" {

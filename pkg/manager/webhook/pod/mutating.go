@@ -45,6 +45,12 @@ const MutatingPath = "/mutate-pod"
 // excludedNamespaces are the namespaces whose pods the handlers leave alone.
 var excludedNamespaces = sets.New(metav1.NamespaceSystem, configuration.ConfigNamespace)
 
+// ExcludedNamespace reports whether namespace is one whose pods ClusterColocationProfiles never apply to
+// (kube-system and koordinator-system).
+func ExcludedNamespace(namespace string) bool {
+	return excludedNamespaces.Has(namespace)
+}
+
 // Option configures the mutating handler.
 type Option func(*mutator)
 

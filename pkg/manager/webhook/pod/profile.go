@@ -53,17 +53,9 @@ func (m *mutator) matchingProfiles(ctx context.Context, namespace string, pod *c
 	var matched []*configv1alpha1.ClusterColocationProfile
 	for i := range list.Items {
 		profile := &list.Items[i]
-		ok, err := matchSelector(profile.Spec.Selector, func() (labels.Set, error) { return pod.Labels, nil })
+		ok, err := MatchProfile(profile, pod.Labels, func() (labels.Set, error) { return nsLabels.get(ctx) })
 		if err != nil {
-			logger.Error(err, "Skipped profile with an invalid selector", "profile", profile.Name)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		ok, err = matchSelector(profile.Spec.NamespaceSelector, func() (labels.Set, error) { return nsLabels.get(ctx) })
-		if err != nil {
-			logger.Error(err, "Skipped profile whose namespace selector could not be evaluated", "profile", profile.Name, "namespace", namespace)
+			logger.Error(err, "Skipped profile that could not be matched", "profile", profile.Name, "namespace", namespace)
 			continue
 		}
 		if ok {
@@ -72,6 +64,25 @@ func (m *mutator) matchingProfiles(ctx context.Context, namespace string, pod *c
 	}
 	slices.SortFunc(matched, func(a, b *configv1alpha1.ClusterColocationProfile) int { return strings.Compare(a.Name, b.Name) })
 	return matched, nil
+}
+
+// MatchProfile reports whether profile applies to a pod with podLabels: its selector must match podLabels and
+// its namespace selector the labels namespaceLabels returns. namespaceLabels is called only when the pod
+// selector matches and the namespace selector is not empty. A selector that does not parse, or namespace labels
+// that cannot be read, is an error naming which selector failed.
+func MatchProfile(profile *configv1alpha1.ClusterColocationProfile, podLabels labels.Set, namespaceLabels func() (labels.Set, error)) (bool, error) {
+	ok, err := matchSelector(profile.Spec.Selector, func() (labels.Set, error) { return podLabels, nil })
+	if err != nil {
+		return false, fmt.Errorf("selector: %w", err)
+	}
+	if !ok {
+		return false, nil
+	}
+	ok, err = matchSelector(profile.Spec.NamespaceSelector, namespaceLabels)
+	if err != nil {
+		return false, fmt.Errorf("namespace selector: %w", err)
+	}
+	return ok, nil
 }
 
 // matchSelector reports whether selector matches the labels getLabels returns. A nil or empty selector
@@ -113,10 +124,16 @@ func (n *namespaceLabels) get(ctx context.Context) (labels.Set, error) {
 	return n.labels, n.err
 }
 
-// selected decides whether a matching profile with the given probability applies: always when the
-// probability is unset or at least 100%, never when it is 0 or below, and otherwise when the random number is
-// below it.
+// selected decides with m.random whether a matching profile with the given probability applies; see
+// ProbabilitySelects.
 func (m *mutator) selected(probability *intstr.IntOrString) (bool, error) {
+	return ProbabilitySelects(probability, m.random)
+}
+
+// ProbabilitySelects decides whether a matching profile with the given probability applies: always when the
+// probability is unset or at least 100%, never when it is 0 or below, and otherwise when draw, which must return
+// an integer in [0, 100), returns a number below it. draw is called only in that last case.
+func ProbabilitySelects(probability *intstr.IntOrString, draw func() int) (bool, error) {
 	if probability == nil {
 		return true, nil
 	}
@@ -130,30 +147,20 @@ func (m *mutator) selected(probability *intstr.IntOrString) (bool, error) {
 	case p >= 100:
 		return true, nil
 	}
-	return m.random() < p, nil
+	return draw() < p, nil
 }
 
-// applyProfile injects what profile describes into pod, in Koordinator's order: labels and annotations, key
-// mappings, label suffixes, scheduler, QoS class, priority class, sub-priority and finally the patch. It
+// applyProfile injects what profile describes into pod: first the metadata (ApplyProfileMetadata: labels and
+// annotations, key mappings, label suffixes, QoS class, sub-priority), then scheduler, priority class and
+// finally the patch. The metadata steps only set labels that the later steps do not touch, so the result is
+// that of Koordinator's order. It
 // returns the reasons to deny the pod (a missing PriorityClass, a patch that does not apply) and an error
 // when the PriorityClass could not be read.
 func (m *mutator) applyProfile(ctx context.Context, pod *corev1.Pod, profile *configv1alpha1.ClusterColocationProfile) (field.ErrorList, error) {
 	spec := &profile.Spec
-	pod.Labels = merge(pod.Labels, spec.Labels)
-	pod.Annotations = merge(pod.Annotations, spec.Annotations)
-	pod.Labels = mapKeys(pod.Labels, spec.LabelKeysMapping, spec.LabelSuffixes)
-	pod.Annotations = mapKeys(pod.Annotations, spec.AnnotationKeysMapping, nil)
-	for key, suffix := range spec.LabelSuffixes {
-		// A value that already ends with the suffix keeps it, so that mutating twice changes nothing.
-		if v, ok := pod.Labels[key]; ok && !strings.HasSuffix(v, suffix) {
-			pod.Labels[key] = v + suffix
-		}
-	}
+	ApplyProfileMetadata(pod, profile)
 	if spec.SchedulerName != "" {
 		pod.Spec.SchedulerName = spec.SchedulerName
-	}
-	if spec.QoSClass != "" {
-		pod.Labels = merge(pod.Labels, map[string]string{extension.LabelPodQoS: spec.QoSClass})
 	}
 	if spec.PriorityClassName != "" {
 		pc := &schedulingv1.PriorityClass{}
@@ -167,9 +174,6 @@ func (m *mutator) applyProfile(ctx context.Context, pod *corev1.Pod, profile *co
 		pod.Spec.Priority = &pc.Value
 		pod.Spec.PreemptionPolicy = pc.PreemptionPolicy
 	}
-	if spec.KoordinatorPriority != nil {
-		pod.Labels = merge(pod.Labels, map[string]string{extension.LabelPodPriority: strconv.FormatInt(int64(*spec.KoordinatorPriority), 10)})
-	}
 	if len(spec.Patch.Raw) > 0 {
 		patched, err := applyPatch(pod, spec.Patch.Raw)
 		if err != nil {
@@ -178,6 +182,30 @@ func (m *mutator) applyProfile(ctx context.Context, pod *corev1.Pod, profile *co
 		*pod = *patched
 	}
 	return nil, nil
+}
+
+// ApplyProfileMetadata applies the parts of profile that only touch the pod's metadata: labels and
+// annotations, label and annotation key mappings, label suffixes, the QoS class label and the Koordinator
+// priority label. These are the parts that may still change on an existing pod. Applying a profile twice
+// changes nothing the second time.
+func ApplyProfileMetadata(pod *corev1.Pod, profile *configv1alpha1.ClusterColocationProfile) {
+	spec := &profile.Spec
+	pod.Labels = merge(pod.Labels, spec.Labels)
+	pod.Annotations = merge(pod.Annotations, spec.Annotations)
+	pod.Labels = mapKeys(pod.Labels, spec.LabelKeysMapping, spec.LabelSuffixes)
+	pod.Annotations = mapKeys(pod.Annotations, spec.AnnotationKeysMapping, nil)
+	for key, suffix := range spec.LabelSuffixes {
+		// A value that already ends with the suffix keeps it, so that mutating twice changes nothing.
+		if v, ok := pod.Labels[key]; ok && !strings.HasSuffix(v, suffix) {
+			pod.Labels[key] = v + suffix
+		}
+	}
+	if spec.QoSClass != "" {
+		pod.Labels = merge(pod.Labels, map[string]string{extension.LabelPodQoS: spec.QoSClass})
+	}
+	if spec.KoordinatorPriority != nil {
+		pod.Labels = merge(pod.Labels, map[string]string{extension.LabelPodPriority: strconv.FormatInt(int64(*spec.KoordinatorPriority), 10)})
+	}
 }
 
 // profileErrors returns err as a list, its field path prefixed with the profile it belongs to.

@@ -78,7 +78,10 @@ func (v *validator) Handle(_ context.Context, req admission.Request) admission.R
 // reports. Problems old already had are tolerated, so that such pods can still be updated and deleted.
 func ValidatePodUpdate(pod, old *corev1.Pod) field.ErrorList {
 	labelsPath := field.NewPath("metadata", "labels")
-	errs := apivalidation.ValidateImmutableField(pod.Labels[extension.LabelPodQoS], old.Labels[extension.LabelPodQoS], labelsPath.Key(extension.LabelPodQoS))
+	var errs field.ErrorList
+	if !labelSetBeforeBinding(pod, old, extension.LabelPodQoS) {
+		errs = apivalidation.ValidateImmutableField(pod.Labels[extension.LabelPodQoS], old.Labels[extension.LabelPodQoS], labelsPath.Key(extension.LabelPodQoS))
+	}
 	pcPath := field.NewPath("spec", "priority")
 	if _, ok := pod.Labels[extension.LabelPodPriorityClass]; ok {
 		pcPath = labelsPath.Key(extension.LabelPodPriorityClass)
@@ -86,7 +89,9 @@ func ValidatePodUpdate(pod, old *corev1.Pod) field.ErrorList {
 		pcPath = labelsPath.Key(extension.LabelPodPriorityClass)
 	}
 	errs = append(errs, apivalidation.ValidateImmutableField(extension.GetPodPriorityClassRaw(pod), extension.GetPodPriorityClassRaw(old), pcPath)...)
-	errs = append(errs, apivalidation.ValidateImmutableField(pod.Labels[extension.LabelPodPriority], old.Labels[extension.LabelPodPriority], labelsPath.Key(extension.LabelPodPriority))...)
+	if !labelSetBeforeBinding(pod, old, extension.LabelPodPriority) {
+		errs = append(errs, apivalidation.ValidateImmutableField(pod.Labels[extension.LabelPodPriority], old.Labels[extension.LabelPodPriority], labelsPath.Key(extension.LabelPodPriority))...)
+	}
 
 	known := sets.New[string]()
 	for _, err := range ValidatePod(old) {
@@ -98,6 +103,15 @@ func ValidatePodUpdate(pod, old *corev1.Pod) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// labelSetBeforeBinding tells whether an update only adds the label key to a pod that is not bound to a node
+// yet. Nothing has acted on such a pod, so the colocationprofile controller may still give it a QoS class or
+// sub-priority; once set, or once the pod is bound, the label is immutable.
+func labelSetBeforeBinding(pod, old *corev1.Pod, key string) bool {
+	_, had := old.Labels[key]
+	_, has := pod.Labels[key]
+	return !had && has && old.Spec.NodeName == "" && pod.Spec.NodeName == ""
 }
 
 // ValidatePod checks a pod against Koordinator's rules: no reserve-pod annotation; well-formed Koordinator

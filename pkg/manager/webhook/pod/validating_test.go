@@ -199,6 +199,28 @@ func TestValidatingHandler(t *testing.T) {
 			pod:     koordPod("", 0, nil, nil),
 			wantMsg: `metadata.labels[koordinator.sh/qosClass]: Invalid value: "": field is immutable`,
 		},
+		"QoS class may be added before binding": {
+			op:  admissionv1.Update,
+			old: koordPod("", 5000, nil, nil),
+			pod: koordPod("BE", 5000, nil, nil),
+		},
+		"sub-priority may be added before binding": {
+			op:  admissionv1.Update,
+			old: koordPod("LS", 9000, nil, nil),
+			pod: labelled(koordPod("LS", 9000, nil, nil), extension.LabelPodPriority, "1"),
+		},
+		"QoS class cannot be added once bound": {
+			op:      admissionv1.Update,
+			old:     bound(koordPod("", 5000, nil, nil)),
+			pod:     bound(koordPod("BE", 5000, nil, nil)),
+			wantMsg: `metadata.labels[koordinator.sh/qosClass]: Invalid value: "BE": field is immutable`,
+		},
+		"an added QoS class must still fit the priority": {
+			op:      admissionv1.Update,
+			old:     koordPod("", 9000, nil, nil),
+			pod:     koordPod("BE", 9000, nil, nil),
+			wantMsg: "metadata.labels[koordinator.sh/qosClass]: Forbidden: koordinator.sh/qosClass=BE and priorityClass=koord-prod cannot be used in combination",
+		},
 		"priority class cannot change": {
 			op:      admissionv1.Update,
 			old:     koordPod("LS", 9000, nil, nil),
@@ -275,4 +297,9 @@ func TestValidatingHandlerDecodeError(t *testing.T) {
 	if diff := cmp.Diff(int32(http.StatusBadRequest), resp.Result.Code); diff != "" || resp.Allowed {
 		t.Errorf("allowed=%v, code (-want,+got):\n%s", resp.Allowed, diff)
 	}
+}
+
+func bound(p *corev1.Pod) *corev1.Pod {
+	p.Spec.NodeName = "node-1"
+	return p
 }
