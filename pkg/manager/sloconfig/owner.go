@@ -17,9 +17,16 @@ limitations under the License.
 package sloconfig
 
 import (
+	"context"
+	"fmt"
+	"reflect"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // NodeOwnerReference returns the owner reference that ties a per-node object (NodeSLO, NodeMetric) to its node,
@@ -68,4 +75,23 @@ func EnsureNodeOwner(obj metav1.Object, node *corev1.Node) bool {
 		obj.SetOwnerReferences(kept)
 	}
 	return changed
+}
+
+// DeleteNodeOrphan deletes the per-node object named name (obj is an empty object of its kind, e.g.
+// &slov1alpha1.NodeSLO{}) once its node no longer exists. The garbage collector does the same through the owner
+// reference; this covers clusters without one and objects created before Koord owned them.
+func DeleteNodeOrphan(ctx context.Context, c client.Client, obj client.Object, name string) error {
+	kind := reflect.TypeOf(obj).Elem().Name()
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, obj); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return nil
+	}
+	uid := obj.GetUID()
+	if err := c.Delete(ctx, obj, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete %s %s of a deleted node: %w", kind, name, err)
+	}
+	ctrl.LoggerFrom(ctx).V(2).Info("Deleted the object of a deleted node", "kind", kind, "node", klog.KRef("", name))
+	return nil
 }

@@ -100,7 +100,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	node := &corev1.Node{}
 	if err := r.client.Get(ctx, req.NamespacedName, node); err != nil {
 		if apierrors.IsNotFound(err) {
-			return reconcile.Result{}, r.deleteOrphan(ctx, req.Name)
+			return reconcile.Result{}, sloconfig.DeleteNodeOrphan(ctx, r.client, &slov1alpha1.NodeSLO{}, req.Name)
 		}
 		return reconcile.Result{}, fmt.Errorf("get node %s: %w", req.Name, err)
 	}
@@ -137,21 +137,4 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	log.V(2).Info("Updated NodeSLO", "node", klog.KObj(node), "configResourceVersion", snap.ResourceVersion, "ownerChanged", ownerChanged)
 	return reconcile.Result{}, nil
-}
-
-// deleteOrphan deletes the NodeSLO of a node that no longer exists. The garbage collector does the same through
-// the owner reference; this covers clusters without one (and NodeSLOs created before Koord owned them).
-func (r *Reconciler) deleteOrphan(ctx context.Context, name string) error {
-	slo := &slov1alpha1.NodeSLO{}
-	if err := r.client.Get(ctx, client.ObjectKey{Name: name}, slo); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	if !slo.DeletionTimestamp.IsZero() {
-		return nil
-	}
-	if err := r.client.Delete(ctx, slo, client.Preconditions{UID: &slo.UID}); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("delete NodeSLO %s of a deleted node: %w", name, err)
-	}
-	ctrl.LoggerFrom(ctx).V(2).Info("Deleted NodeSLO of a deleted node", "node", klog.KRef("", name))
-	return nil
 }
