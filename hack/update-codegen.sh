@@ -27,6 +27,9 @@ go tool controller-gen crd:crdVersions=v1 paths=./apis/... output:crd:artifacts:
 echo "Generating RBAC for koord-manager into config/rbac/koord-manager"
 go tool controller-gen rbac:roleName=koord-manager paths=./pkg/manager/... output:rbac:artifacts:config=config/rbac/koord-manager
 
+echo "Generating RBAC for koordlet into config/rbac/koordlet"
+go tool controller-gen rbac:roleName=koordlet paths=./pkg/koordlet/ output:rbac:artifacts:config=config/rbac/koordlet
+
 inputs=()
 pkgs=()
 for p in "${API_PACKAGES[@]}"; do

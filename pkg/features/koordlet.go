@@ -1,0 +1,125 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package features
+
+import (
+	"fmt"
+
+	"k8s.io/component-base/featuregate"
+)
+
+// Feature gates of koordlet. The names are Koordinator's (pkg/features/koordlet_features.go and the runtime-hook
+// gates of pkg/koordlet/runtimehooks/config.go), so a Koordinator DaemonSet's --feature-gates keeps its meaning.
+const (
+	// CgroupReconcile runs the periodic reconciler that writes the per-class cgroup settings of BE, LSR, LSE
+	// and LS pods and repairs drift every round. Koord has no NRI or runtime-proxy hook, so this loop is the
+	// only path that applies BatchResource and CPUSetAllocator; both depend on it. Koordinator's gate of the
+	// same name is alpha there; here it is beta and on.
+	// owner: koordlet
+	CgroupReconcile featuregate.Feature = "CgroupReconcile"
+	// BatchResource sets BE pods' cpu.shares, CFS quota and memory limit from their kubernetes.io/batch-cpu and
+	// kubernetes.io/batch-memory requests and limits. A runtime-hook gate in Koordinator (beta, on).
+	// owner: koordlet
+	BatchResource featuregate.Feature = "BatchResource"
+	// CPUSetAllocator pins LSE and LSR pods to the CPUs in their scheduling.koordinator.sh/resource-status and
+	// LS pods to the shared pool. A runtime-hook gate in Koordinator (beta, on).
+	// owner: koordlet
+	CPUSetAllocator featuregate.Feature = "CPUSetAllocator"
+	// BECPUSuppress limits the CPU of BE pods to what LS pods and the system leave below
+	// cpuSuppressThresholdPercent, by cpuset or CFS quota (beta, on).
+	// owner: koordlet
+	BECPUSuppress featuregate.Feature = "BECPUSuppress"
+	// CPUBurst lets LS pods burst above their CPU limit through cfs_burst_us and a raised CFS quota (beta, on).
+	// owner: koordlet
+	CPUBurst featuregate.Feature = "CPUBurst"
+	// BEMemoryEvict evicts BE pods when node memory usage reaches memoryEvictThresholdPercent (alpha, off).
+	// owner: koordlet
+	BEMemoryEvict featuregate.Feature = "BEMemoryEvict"
+	// BECPUEvict evicts BE pods whose CPU satisfaction stays below cpuEvictBESatisfactionLowerPercent while they
+	// use their whole allowance (alpha, off).
+	// owner: koordlet
+	BECPUEvict featuregate.Feature = "BECPUEvict"
+)
+
+// koordletFeatures are the defaults of koordlet's gates: Koordinator's, except CgroupReconcile (see there).
+var koordletFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
+	CgroupReconcile: {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	BatchResource:   {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	CPUSetAllocator: {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	BECPUSuppress:   {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	CPUBurst:        {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	BEMemoryEvict:   {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	BECPUEvict:      {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+}
+
+// koordletDependencies: the per-class settings are applied by the reconciler only. Turning CgroupReconcile off
+// therefore needs BatchResource and CPUSetAllocator turned off too; the gate set rejects anything else.
+func koordletDependencies() map[featuregate.Feature][]featuregate.Feature {
+	return map[featuregate.Feature][]featuregate.Feature{
+		BatchResource:   {CgroupReconcile},
+		CPUSetAllocator: {CgroupReconcile},
+	}
+}
+
+// NewKoordletGate returns a fresh gate set with koordlet's features and their dependencies. koordlet creates
+// one in main, binds it to --feature-gates, resolves it once with ResolveKoordlet and passes the result down.
+func NewKoordletGate() featuregate.MutableVersionedFeatureGate {
+	g := featuregate.NewVersionedFeatureGate(Version)
+	if err := g.AddVersioned(koordletFeatures); err != nil {
+		// The specs above are static; an error here is a programming mistake caught by the package tests.
+		panic(fmt.Sprintf("register koordlet feature gates: %v", err))
+	}
+	if err := g.AddDependencies(koordletDependencies()); err != nil {
+		panic(fmt.Sprintf("register koordlet feature gate dependencies: %v", err))
+	}
+	return g
+}
+
+// KoordletFeatures returns koordlet's gate specs, for LogGates and docs.
+func KoordletFeatures() map[featuregate.Feature]featuregate.VersionedSpecs { return koordletFeatures }
+
+// Koordlet is the resolved state of koordlet's gates. Strategies receive it (or the fields they need) instead
+// of reading a gate set.
+type Koordlet struct {
+	// CgroupReconcile is the state of the CgroupReconcile gate.
+	CgroupReconcile bool
+	// BatchResource is the state of the BatchResource gate.
+	BatchResource bool
+	// CPUSetAllocator is the state of the CPUSetAllocator gate.
+	CPUSetAllocator bool
+	// BECPUSuppress is the state of the BECPUSuppress gate.
+	BECPUSuppress bool
+	// CPUBurst is the state of the CPUBurst gate.
+	CPUBurst bool
+	// BEMemoryEvict is the state of the BEMemoryEvict gate.
+	BEMemoryEvict bool
+	// BECPUEvict is the state of the BECPUEvict gate.
+	BECPUEvict bool
+}
+
+// ResolveKoordlet reads koordlet's gates from g, which must know them (a gate set from NewKoordletGate).
+func ResolveKoordlet(g featuregate.FeatureGate) Koordlet {
+	return Koordlet{
+		CgroupReconcile: g.Enabled(CgroupReconcile),
+		BatchResource:   g.Enabled(BatchResource),
+		CPUSetAllocator: g.Enabled(CPUSetAllocator),
+		BECPUSuppress:   g.Enabled(BECPUSuppress),
+		CPUBurst:        g.Enabled(CPUBurst),
+		BEMemoryEvict:   g.Enabled(BEMemoryEvict),
+		BECPUEvict:      g.Enabled(BECPUEvict),
+	}
+}

@@ -1,0 +1,303 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package koordlet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+
+	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
+	"github.com/koord-dev/koord/pkg/features"
+	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
+	"github.com/koord-dev/koord/pkg/koordlet/collector"
+	"github.com/koord-dev/koord/pkg/koordlet/evictor"
+	"github.com/koord-dev/koord/pkg/koordlet/metriccache"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cgroupreconcile"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpuburst"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpuevict"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpusuppress"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/memoryevict"
+	"github.com/koord-dev/koord/pkg/koordlet/reporter"
+	"github.com/koord-dev/koord/pkg/koordlet/statesinformer"
+)
+
+// Component is koordlet's name in Events, logs and the user agent.
+const Component = "koordlet"
+
+// Run builds the agent from opts and runs it until ctx ends.
+func Run(ctx context.Context, opts Options) error {
+	cfg, err := restConfig(opts.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	a, err := New(ctx, cfg, opts)
+	if err != nil {
+		return err
+	}
+	return a.Run(ctx)
+}
+
+// restConfig loads the kubeconfig at path, or the in-cluster configuration when path is empty.
+func restConfig(path string) (*rest.Config, error) {
+	if path == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("in-cluster configuration (use --kubeconfig outside a pod): %w", err)
+		}
+		return cfg, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("--kubeconfig %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// Agent is a running koordlet: the loops that sample usage, report it and enforce QoS on one node.
+type Agent struct {
+	opts     Options
+	kube     kubernetes.Interface
+	cgroups  *cgroup.Manager
+	cache    *metriccache.Cache
+	informer *statesinformer.Informer
+	collect  *collector.Collector
+	report   *reporter.Reporter
+	qos      *qosmanager.Manager
+	events   record.EventBroadcaster
+	registry *prometheus.Registry
+}
+
+// New assembles an agent: it detects the cgroup layout under opts.CgroupRoot, and builds the clients, the
+// metric cache and every loop. Nothing runs until Run.
+func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
+	logger := klog.FromContext(ctx)
+	layout, err := detectLayout(opts)
+	if err != nil {
+		return nil, err
+	}
+	logger.Info("Detected cgroup layout", "root", layout.Root, "version", layout.Version.String(), "driver", layout.Driver, "kubepods", layout.KubepodsDir())
+
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
+	cfg = rest.AddUserAgent(cfg, Component)
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	koord, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("koord client: %w", err)
+	}
+
+	gates := features.ResolveKoordlet(opts.FeatureGates)
+	features.LogGates(logger, opts.FeatureGates, features.KoordletFeatures())
+
+	a := &Agent{opts: opts, kube: kube, registry: prometheus.NewRegistry()}
+	a.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	a.events = record.NewBroadcaster(record.WithContext(ctx))
+	recorder := a.events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Component, Host: opts.NodeName})
+
+	a.cgroups = cgroup.NewManager(layout)
+	a.cache = metriccache.New(metriccache.Options{
+		NodeSamples:      samples(opts.NodeMetricWindow, opts.CollectInterval),
+		PodSamples:       samples(opts.PodMetricWindow, opts.CollectInterval),
+		ContainerSamples: samples(opts.PodMetricWindow, opts.CollectInterval),
+	})
+	a.informer = statesinformer.New(kube, koord, opts.NodeName)
+	a.collect = collector.New(a.cgroups, opts.ProcRoot, a.cache, a.informer)
+	a.report = reporter.New(koord, opts.NodeName, a.cache, a.informer, reporter.WithWarmUp(opts.ReportWarmup))
+
+	strategies, err := a.strategies(gates, kube, recorder)
+	if err != nil {
+		return nil, err
+	}
+	qosMetrics := qosmanager.NewMetrics()
+	if err := qosMetrics.Register(a.registry); err != nil {
+		return nil, fmt.Errorf("register QoS metrics: %w", err)
+	}
+	a.qos = qosmanager.New(strategies, a.informer, a.cache, qosmanager.WithMetrics(qosMetrics),
+		qosmanager.WithMaxSampleAge(3*opts.CollectInterval))
+	return a, nil
+}
+
+// detectLayout resolves the cgroup version and kubelet's driver, unless the driver was given.
+func detectLayout(opts Options) (cgroup.Layout, error) {
+	v, err := cgroup.DetectVersion(opts.CgroupRoot)
+	if err != nil {
+		return cgroup.Layout{}, fmt.Errorf("--cgroup-root %s: %w", opts.CgroupRoot, err)
+	}
+	d := cgroup.Driver(opts.CgroupDriver)
+	if d == "" {
+		if d, err = cgroup.DetectDriver(opts.CgroupRoot, v, opts.KubeletCgroupRoot); err != nil {
+			return cgroup.Layout{}, fmt.Errorf("detect the cgroup driver (or set --cgroup-driver): %w", err)
+		}
+	}
+	return cgroup.Layout{Root: opts.CgroupRoot, Version: v, Driver: d, Parent: opts.KubeletCgroupRoot}, nil
+}
+
+// strategies builds the QoS strategies whose gates are on, in the order they run each round: per-class settings
+// first, then suppression and burst, then evictions.
+func (a *Agent) strategies(gates features.Koordlet, kube kubernetes.Interface, recorder record.EventRecorder) ([]qosmanager.Strategy, error) {
+	var out []qosmanager.Strategy
+	annotations := qosmanager.NewAnnotationReporter(recorder)
+	if gates.CgroupReconcile && (gates.BatchResource || gates.CPUSetAllocator) {
+		out = append(out, cgroupreconcile.New(a.cgroups, cgroupreconcile.Features{
+			BatchResource:   gates.BatchResource,
+			CPUSetAllocator: gates.CPUSetAllocator,
+		}))
+	}
+	if gates.BECPUSuppress {
+		m := cpusuppress.NewMetrics()
+		if err := m.Register(a.registry); err != nil {
+			return nil, fmt.Errorf("register cpusuppress metrics: %w", err)
+		}
+		out = append(out, cpusuppress.New(a.cgroups, cpusuppress.WithMetrics(m)))
+	}
+	if gates.CPUBurst {
+		out = append(out, cpuburst.New(a.cgroups, cpuburst.WithRecorder(recorder), cpuburst.WithAnnotationReporter(annotations)))
+	}
+	if gates.BEMemoryEvict || gates.BECPUEvict {
+		m := evictor.NewMetrics()
+		if err := m.Register(a.registry); err != nil {
+			return nil, fmt.Errorf("register evictor metrics: %w", err)
+		}
+		ev := evictor.New(kube, recorder, evictor.WithMetrics(m))
+		if gates.BEMemoryEvict {
+			out = append(out, memoryevict.New(ev, memoryevict.WithRecorder(recorder), memoryevict.WithAnnotationReporter(annotations)))
+		}
+		if gates.BECPUEvict {
+			out = append(out, cpuevict.New(a.cgroups, ev, cpuevict.WithInterval(a.opts.QoSInterval),
+				cpuevict.WithRecorder(recorder), cpuevict.WithAnnotationReporter(annotations)))
+		}
+	}
+	return out, nil
+}
+
+// Run runs every loop until ctx ends. The informers keep their last objects while the apiserver is away, so the
+// QoS strategies go on enforcing the last NodeSLO; nothing is persisted on disk, a restart re-derives the state
+// from the cgroups and the API.
+func (a *Agent) Run(ctx context.Context) error {
+	logger := klog.FromContext(ctx)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	a.events.StartStructuredLogging(3)
+	a.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: a.kube.CoreV1().Events("")})
+	defer a.events.Shutdown()
+
+	servers, err := a.startServers(ctx)
+	if err != nil {
+		return err
+	}
+
+	var wg sync.WaitGroup
+	wg.Go(func() { a.informer.Run(ctx) })
+	logger.Info("Waiting for the node's objects", "node", a.opts.NodeName)
+	if !a.informer.WaitForCacheSync(ctx) {
+		cancel()
+		wg.Wait()
+		servers.wait()
+		return fmt.Errorf("caches of node %s did not sync before shutdown", a.opts.NodeName)
+	}
+	logger.Info("Started", "node", a.opts.NodeName, "collectInterval", a.opts.CollectInterval, "qosInterval", a.opts.QoSInterval)
+
+	wg.Go(func() { a.collect.Run(ctx, a.opts.CollectInterval) })
+	wg.Go(func() { a.report.Run(ctx) })
+	wg.Go(func() { a.qos.Run(ctx, a.opts.QoSInterval) })
+	<-ctx.Done()
+	wg.Wait()
+	servers.wait()
+	logger.Info("Stopped")
+	return nil
+}
+
+// hasCollected reports whether a collection round has produced the node's CPU usage (the second round does: the
+// first one only primes the counters).
+func (a *Agent) hasCollected() bool {
+	_, _, ok := a.cache.Latest(metriccache.SeriesKey{Kind: metriccache.KindNode, Resource: corev1.ResourceCPU})
+	return ok
+}
+
+// servers are the agent's HTTP endpoints.
+type servers struct{ done []chan struct{} }
+
+func (s servers) wait() {
+	for _, d := range s.done {
+		<-d
+	}
+}
+
+// startServers serves /metrics and /healthz, /readyz on their addresses until ctx ends.
+func (a *Agent) startServers(ctx context.Context) (servers, error) {
+	var s servers
+	metrics := http.NewServeMux()
+	metrics.Handle("/metrics", promhttp.HandlerFor(a.registry, promhttp.HandlerOpts{Registry: a.registry}))
+	health := http.NewServeMux()
+	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !a.informer.HasSynced() || !a.hasCollected() {
+			http.Error(w, "node objects not synced or no usage collected yet", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	})
+	for _, ep := range []struct {
+		name, addr string
+		mux        *http.ServeMux
+	}{{"metrics", a.opts.MetricsBindAddress, metrics}, {"health", a.opts.HealthProbeBindAddress, health}} {
+		if ep.addr == "0" || ep.addr == "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", ep.addr)
+		if err != nil {
+			return s, fmt.Errorf("%s endpoint %s: %w", ep.name, ep.addr, err)
+		}
+		srv := &http.Server{Handler: ep.mux, ReadHeaderTimeout: 10 * time.Second}
+		done := make(chan struct{})
+		s.done = append(s.done, done)
+		go func() {
+			defer close(done)
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				klog.FromContext(ctx).Error(err, "Endpoint stopped", "endpoint", ep.name)
+			}
+		}()
+		go func() {
+			<-ctx.Done()
+			shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(shutdown)
+		}()
+	}
+	return s, nil
+}

@@ -1,0 +1,276 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cgroupreconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/cpuset"
+
+	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
+)
+
+// Name is the strategy's name in logs and metrics.
+const Name = "cgroupreconcile"
+
+// Features are the parts of the reconciler that are on: the resolved BatchResource and CPUSetAllocator gates.
+type Features struct {
+	// BatchResource writes BE pods' CPU shares, CFS quota and memory limit.
+	BatchResource bool
+	// CPUSetAllocator writes LSE, LSR and LS containers' cpusets.
+	CPUSetAllocator bool
+}
+
+// Strategy writes the per-class cgroup settings every round. Create it with New.
+type Strategy struct {
+	cg       *cgroup.Manager
+	features Features
+	nodeCPUs func(ctx context.Context) (cpuset.CPUSet, error)
+}
+
+// Option configures a Strategy.
+type Option func(*Strategy)
+
+// WithNodeCPUs replaces how the node's CPUs are found (by default qosmanager.NodeCPUs: the kubepods cgroup's
+// cpuset).
+func WithNodeCPUs(f func(ctx context.Context) (cpuset.CPUSet, error)) Option {
+	return func(s *Strategy) { s.nodeCPUs = f }
+}
+
+// New returns the reconciler with the given features, writing through cg.
+func New(cg *cgroup.Manager, f Features, opts ...Option) *Strategy {
+	s := &Strategy{cg: cg, features: f}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.nodeCPUs == nil {
+		s.nodeCPUs = func(ctx context.Context) (cpuset.CPUSet, error) { return qosmanager.NodeCPUs(ctx, cg) }
+	}
+	return s
+}
+
+// Name implements qosmanager.Strategy.
+func (s *Strategy) Name() string { return Name }
+
+// Run implements qosmanager.Strategy: it writes what the pods' specs and annotations ask for and what differs
+// from it on disk, so drift is repaired within a round. Pods and containers whose cgroup does not exist (yet or
+// any more) are skipped; knobs the kernel lacks are skipped after one log line from the cgroup package.
+func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
+	var errs []error
+	if s.features.BatchResource {
+		errs = append(errs, s.reconcileBatch(ctx, st))
+	}
+	if s.features.CPUSetAllocator {
+		errs = append(errs, s.reconcileCPUSets(ctx, st))
+	}
+	return errors.Join(errs...)
+}
+
+// reconcileBatch writes every BE pod's BatchResources.
+func (s *Strategy) reconcileBatch(ctx context.Context, st *qosmanager.State) error {
+	l := s.cg.Layout()
+	// On cgroup v1 a child's CFS quota may not exceed its parent's (as a share of the period); the besteffort
+	// cgroup's quota belongs to cpusuppress, so BE pods under it are capped at it.
+	var parentQuota, parentPeriod int64 = Unlimited, 0
+	if l.Version == cgroup.V1 {
+		q, p, err := s.cg.CFSQuota(ctx, l.QoSDir(corev1.PodQOSBestEffort))
+		if err == nil {
+			parentQuota, parentPeriod = q, p
+		}
+	}
+	var errs []error
+	for _, pod := range st.Pods {
+		if qosmanager.PodQoS(pod) != extension.QoSBE {
+			continue
+		}
+		want := BatchResources(pod)
+		if want.Pod == (BatchSettings{}) {
+			continue
+		}
+		kubeQoS := extension.GetKubeQoSClass(pod)
+		podDir := l.PodDir(kubeQoS, pod.UID)
+		var containers []dirSettings
+		for _, c := range qosmanager.Containers(pod) {
+			dir, err := l.ContainerDir(kubeQoS, pod.UID, c.Status.ContainerID)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
+				continue
+			}
+			containers = append(containers, dirSettings{dir: dir, want: want.Containers[c.Spec.Name]})
+		}
+		capQuota := kubeQoS == corev1.PodQOSBestEffort && parentQuota != Unlimited
+		if err := s.applyBatch(ctx, dirSettings{dir: podDir, want: want.Pod}, containers, capQuota, parentQuota, parentPeriod); err != nil {
+			errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// dirSettings pairs a cgroup with the settings it should have.
+type dirSettings struct {
+	dir  string
+	want BatchSettings
+}
+
+// applyBatch writes one pod's settings. A limit that grows is written to the pod before its containers, one that
+// shrinks to the containers first, so that no child is ever above its parent. When capQuota is set, quotas are
+// capped at parentQuota/parentPeriod.
+func (s *Strategy) applyBatch(ctx context.Context, pod dirSettings, containers []dirSettings, capQuota bool, parentQuota, parentPeriod int64) error {
+	var errs []error
+	keep := func(err error) {
+		if err != nil && !errors.Is(err, cgroup.ErrNotFound) && !errors.Is(err, cgroup.ErrNotSupported) {
+			errs = append(errs, err)
+		}
+	}
+
+	if pod.want.CPUShares != nil {
+		for _, d := range append([]dirSettings{pod}, containers...) {
+			if d.want.CPUShares != nil {
+				_, err := s.cg.SetCPUShares(ctx, d.dir, *d.want.CPUShares)
+				keep(err)
+			}
+		}
+	}
+
+	if pod.want.CFSQuotaMilli != nil {
+		quota := func(d dirSettings, periodUs int64) int64 {
+			q := QuotaUs(*d.want.CFSQuotaMilli, periodUs)
+			if capQuota {
+				limit := max(parentQuota*periodUs/parentPeriod, cgroup.MinCFSQuotaUs)
+				if q == Unlimited || q > limit {
+					q = limit
+				}
+			}
+			return q
+		}
+		cur, period, err := s.cg.CFSQuota(ctx, pod.dir)
+		if err != nil {
+			keep(err)
+		} else {
+			target := quota(pod, period)
+			setPod := func() { _, err := s.cg.SetCFSQuota(ctx, pod.dir, target); keep(err) }
+			setContainers := func() {
+				// kubelet gives a pod and its containers the same period.
+				for _, c := range containers {
+					if c.want.CFSQuotaMilli != nil {
+						_, err := s.cg.SetCFSQuota(ctx, c.dir, quota(c, period))
+						keep(err)
+					}
+				}
+			}
+			if grows(cur, target) {
+				setPod()
+				setContainers()
+			} else {
+				setContainers()
+				setPod()
+			}
+		}
+	}
+
+	if pod.want.MemoryLimit != nil {
+		cur, err := s.cg.MemoryLimit(ctx, pod.dir)
+		if err != nil {
+			keep(err)
+		} else {
+			setPod := func() { _, err := s.cg.SetMemoryLimit(ctx, pod.dir, *pod.want.MemoryLimit); keep(err) }
+			setContainers := func() {
+				for _, c := range containers {
+					if c.want.MemoryLimit != nil {
+						_, err := s.cg.SetMemoryLimit(ctx, c.dir, *c.want.MemoryLimit)
+						keep(err)
+					}
+				}
+			}
+			if grows(cur, *pod.want.MemoryLimit) {
+				setPod()
+				setContainers()
+			} else {
+				setContainers()
+				setPod()
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// grows reports whether a limit changing from cur to target grows (Unlimited is the largest).
+func grows(cur, target int64) bool {
+	switch {
+	case target == Unlimited:
+		return true
+	case cur == Unlimited:
+		return false
+	default:
+		return target >= cur
+	}
+}
+
+// reconcileCPUSets pins LSE and LSR containers to their scheduled CPUs and LS containers to the shared pool.
+// BE containers belong to cpusuppress; LSE and LSR pods without a scheduled cpuset and other classes are left
+// alone.
+func (s *Strategy) reconcileCPUSets(ctx context.Context, st *qosmanager.State) error {
+	nodeCPUs, err := s.nodeCPUs(ctx)
+	if err != nil {
+		return err
+	}
+	pools, poolErr := qosmanager.SplitCPUs(st.Node, st.Pods, nodeCPUs)
+	errs := []error{poolErr}
+	l := s.cg.Layout()
+	for _, pod := range st.Pods {
+		var cpus cpuset.CPUSet
+		switch qosmanager.PodQoS(pod) {
+		case extension.QoSLSE, extension.QoSLSR:
+			status, err := extension.GetResourceStatus(pod.Annotations)
+			if err != nil || status == nil || status.CPUSet == "" {
+				// A malformed status is reported by SplitCPUs.
+				continue
+			}
+			ids, err := status.CPUs()
+			if err != nil {
+				continue
+			}
+			cpus = cpuset.New(ids...).Intersection(nodeCPUs)
+		case extension.QoSLS:
+			cpus = pools.Shared
+		default:
+			continue
+		}
+		if cpus.IsEmpty() {
+			errs = append(errs, fmt.Errorf("pod %s: no CPU to pin it to", klog.KObj(pod)))
+			continue
+		}
+		kubeQoS := extension.GetKubeQoSClass(pod)
+		for _, c := range qosmanager.Containers(pod) {
+			dir, err := l.ContainerDir(kubeQoS, pod.UID, c.Status.ContainerID)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
+				continue
+			}
+			if _, err := s.cg.SetCPUSet(ctx, dir, cpus); err != nil && !errors.Is(err, cgroup.ErrNotFound) && !errors.Is(err, cgroup.ErrNotSupported) {
+				errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
