@@ -122,6 +122,9 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 
 	gates := features.ResolveKoordlet(opts.FeatureGates)
 	features.LogGates(logger, opts.FeatureGates, features.KoordletFeatures())
+	if opts.gatesFlag != nil {
+		opts.gatesFlag.LogIgnored(logger)
+	}
 
 	a := &Agent{opts: opts, kube: kube, registry: prometheus.NewRegistry()}
 	a.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -72,6 +72,9 @@ type Options struct {
 	HealthProbeBindAddress string
 	// FeatureGates are koordlet's gates.
 	FeatureGates featuregate.MutableVersionedFeatureGate
+
+	// gatesFlag is the --feature-gates value, which remembers the Koordinator gates it set aside.
+	gatesFlag *features.CompatFlag
 }
 
 // DefaultOptions returns the defaults.
@@ -111,7 +114,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.PodMetricWindow, "pod-metric-window", o.PodMetricWindow, "History kept per pod and container series; must cover the NodeMetric's aggregateDurationSeconds.")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address of the Prometheus /metrics endpoint; 0 turns it off.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address of /healthz and /readyz; 0 turns them off.")
-	o.FeatureGates.AddFlag(fs)
+	o.gatesFlag = features.NewKoordletCompatFlag(o.FeatureGates)
+	o.gatesFlag.AddFlag(fs)
 }
 
 // Validate reports every invalid option.

@@ -105,7 +105,7 @@ func TestOptionsFlags(t *testing.T) {
 	o.AddFlags(fs)
 	err := fs.Parse([]string{
 		"--node-name=n1", "--cgroup-root=/host-cgroup", "--cgroup-driver=systemd", "--proc-root=/host-proc",
-		"--collect-interval=2s", "--feature-gates=BEMemoryEvict=true,CPUBurst=false",
+		"--collect-interval=2s", "--feature-gates=BEMemoryEvict=true,CPUBurst=false,RdtResctrl=true",
 	})
 	if err != nil {
 		t.Fatalf("parse flags: %v", err)
@@ -115,6 +115,9 @@ func TestOptionsFlags(t *testing.T) {
 	want := []any{"n1", "/host-cgroup", "systemd", "/host-proc", 2 * time.Second, true, false}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("parsed options (-want,+got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"RdtResctrl"}, o.gatesFlag.Ignored()); diff != "" {
+		t.Errorf("ignored Koordinator gates (-want,+got):\n%s", diff)
 	}
 	if err := o.Validate(); err != nil {
 		t.Errorf("Validate: %v", err)

@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package features
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
+	"k8s.io/component-base/featuregate"
+)
+
+func TestKoordletCompatFlag(t *testing.T) {
+	tests := map[string]struct {
+		args        []string
+		wantErr     string
+		wantIgnored []string
+		wantEnabled map[string]bool
+	}{
+		"koord gates only": {
+			args:        []string{"--feature-gates=BEMemoryEvict=true,CPUBurst=false"},
+			wantEnabled: map[string]bool{"BEMemoryEvict": true, "CPUBurst": false, "BECPUSuppress": true},
+		},
+		"koordinator helm values with gates koord does not implement": {
+			args:        []string{"--feature-gates=BECPUEvict=true,Accelerators=true,RdtResctrl=false,GroupIdentity=true"},
+			wantIgnored: []string{"Accelerators", "GroupIdentity", "RdtResctrl"},
+			wantEnabled: map[string]bool{"BECPUEvict": true},
+		},
+		"all alpha and beta": {
+			args:        []string{"--feature-gates=AllAlpha=true,AllBeta=true"},
+			wantEnabled: map[string]bool{"BEMemoryEvict": true, "BECPUEvict": true},
+		},
+		"repeated flag": {
+			args:        []string{"--feature-gates=NodeTopologyReport=true", "--feature-gates=BEMemoryEvict=true,NodeTopologyReport=false"},
+			wantIgnored: []string{"NodeTopologyReport"},
+			wantEnabled: map[string]bool{"BEMemoryEvict": true},
+		},
+		"a name nobody knows still fails": {
+			args:    []string{"--feature-gates=BEMemoryEvict=true,NoSuchGate=true"},
+			wantErr: "NoSuchGate",
+		},
+		"a bad value of a known gate fails": {
+			args:    []string{"--feature-gates=BEMemoryEvict=yes"},
+			wantErr: "BEMemoryEvict",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			g := NewKoordletGate()
+			flag := NewKoordletCompatFlag(g)
+			fs := pflag.NewFlagSet("koordlet", pflag.ContinueOnError)
+			flag.AddFlag(fs)
+			err := fs.Parse(tc.args)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Parse error = %v, want one naming %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if diff := cmp.Diff(tc.wantIgnored, flag.Ignored()); diff != "" {
+				t.Errorf("ignored gates (-want,+got):\n%s", diff)
+			}
+			for gate, want := range tc.wantEnabled {
+				if got := g.Enabled(featuregate.Feature(gate)); got != want {
+					t.Errorf("%s enabled = %v, want %v", gate, got, want)
+				}
+			}
+		})
+	}
+}
