@@ -95,6 +95,8 @@ type Manager struct {
 
 	// waitLogged is set once the wait for the node and NodeSLO has been logged.
 	waitLogged bool
+	// waitSampleLogged is set once the wait for the first usage sample has been logged.
+	waitSampleLogged bool
 	// logged holds when each distinct error of each strategy was last logged.
 	logged map[loggedError]time.Time
 }
@@ -176,7 +178,7 @@ func (m *Manager) Run(ctx context.Context, interval time.Duration) {
 }
 
 // RunOnce runs one round: a snapshot, then every strategy in order. It does nothing until the node and its
-// NodeSLO are known. It must not be called concurrently.
+// NodeSLO are known and the metric cache holds a node CPU usage sample. It must not be called concurrently.
 func (m *Manager) RunOnce(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	node, slo := m.inputs.Node(), m.inputs.NodeSLO()
@@ -185,6 +187,14 @@ func (m *Manager) RunOnce(ctx context.Context) {
 			logger.V(2).Info("Waited for the node and its NodeSLO before running QoS strategies",
 				"nodeKnown", node != nil, "nodeSLOKnown", slo != nil)
 			m.waitLogged = true
+		}
+		return
+	}
+	if _, _, ok := m.reader.Latest(NodeKey(corev1.ResourceCPU)); !ok {
+		// The collector's first round only primes the CPU counters; strategies need usage to decide anything.
+		if !m.waitSampleLogged {
+			logger.V(2).Info("Waited for the first node CPU usage sample before running QoS strategies")
+			m.waitSampleLogged = true
 		}
 		return
 	}

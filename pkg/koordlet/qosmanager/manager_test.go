@@ -99,6 +99,13 @@ func (f *fakeStrategy) roundCount() int {
 	return len(f.rounds)
 }
 
+// sampledCache returns a metric cache holding one node CPU sample, which the Manager waits for.
+func sampledCache() *metriccache.Cache {
+	c := metriccache.New(metriccache.Options{})
+	c.Append(NodeKey(corev1.ResourceCPU), time.Unix(1, 0), 1)
+	return c
+}
+
 func testNode() *corev1.Node {
 	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
 }
@@ -131,16 +138,18 @@ func errorLogs(u ktesting.Underlier) []string {
 	return out
 }
 
-func TestRunOnceWaitsForNodeAndNodeSLO(t *testing.T) {
+func TestRunOnceWaitsForNodeNodeSLOAndSample(t *testing.T) {
 	tests := map[string]struct {
 		node       *corev1.Node
 		slo        *slov1alpha1.NodeSLO
+		reader     MetricReader
 		wantRounds int
 	}{
-		"neither":          {},
-		"node only":        {node: testNode()},
-		"NodeSLO only":     {slo: testSLO("1")},
-		"node and NodeSLO": {node: testNode(), slo: testSLO("1"), wantRounds: 1},
+		"neither":                         {reader: sampledCache()},
+		"node only":                       {node: testNode(), reader: sampledCache()},
+		"NodeSLO only":                    {slo: testSLO("1"), reader: sampledCache()},
+		"node and NodeSLO, no sample yet": {node: testNode(), slo: testSLO("1"), reader: metriccache.New(metriccache.Options{})},
+		"node, NodeSLO and a sample":      {node: testNode(), slo: testSLO("1"), reader: sampledCache(), wantRounds: 1},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -148,7 +157,7 @@ func TestRunOnceWaitsForNodeAndNodeSLO(t *testing.T) {
 			s := &fakeStrategy{name: "s"}
 			in := &fakeInputs{}
 			in.set(tc.node, tc.slo)
-			New([]Strategy{s}, in, nil).RunOnce(ctx)
+			New([]Strategy{s}, in, tc.reader).RunOnce(ctx)
 			if got := s.roundCount(); got != tc.wantRounds {
 				t.Errorf("rounds = %d, want %d", got, tc.wantRounds)
 			}
@@ -162,7 +171,7 @@ func TestRunOnceSnapshot(t *testing.T) {
 	pods := []*corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "p"}}}
 	in := &fakeInputs{pods: pods}
 	in.set(testNode(), testSLO("7"))
-	cache := metriccache.New(metriccache.Options{})
+	cache := sampledCache()
 	var got *State
 	s := &fakeStrategy{name: "s", run: func(s *State) error { got = s; return nil }}
 	New([]Strategy{s}, in, cache, WithClock(clocktesting.NewFakeClock(now)), WithMaxSampleAge(3*time.Second)).RunOnce(ctx)
@@ -185,7 +194,7 @@ func TestRunOnceIsolatesStrategyFailures(t *testing.T) {
 	panicking := &fakeStrategy{name: "panicking", run: func(*State) error { panic("nil map") }}
 	healthy := &fakeStrategy{name: "healthy"}
 	m := NewMetrics()
-	mgr := New([]Strategy{failing, panicking, healthy}, in, nil, WithClock(clk), WithMetrics(m))
+	mgr := New([]Strategy{failing, panicking, healthy}, in, sampledCache(), WithClock(clk), WithMetrics(m))
 
 	// Three rounds within a minute, then one after it.
 	for _, step := range []time.Duration{0, time.Second, 30 * time.Second, 30 * time.Second} {
@@ -222,7 +231,7 @@ func TestRunOnceLogsEachDistinctError(t *testing.T) {
 	errs := []string{"a", "b", "a", "b", "c"}
 	round := 0
 	s := &fakeStrategy{name: "s", run: func(*State) error { e := errs[round]; round++; return errors.New(e) }}
-	mgr := New([]Strategy{s}, in, nil, WithClock(clk))
+	mgr := New([]Strategy{s}, in, sampledCache(), WithClock(clk))
 	for range errs {
 		clk.Step(time.Second)
 		mgr.RunOnce(ctx)
@@ -248,7 +257,7 @@ func TestRunKeepsTheLastNodeSLOAndStopsWithContext(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	in := &fakeInputs{}
 	s := &fakeStrategy{name: "s"}
-	mgr := New([]Strategy{s}, in, nil, WithClock(clk))
+	mgr := New([]Strategy{s}, in, sampledCache(), WithClock(clk))
 	done := make(chan struct{})
 	go func() {
 		mgr.Run(ctx, 2*time.Second)
@@ -315,7 +324,7 @@ func TestMetricsRegister(t *testing.T) {
 	in := &fakeInputs{}
 	in.set(testNode(), testSLO("1"))
 	failing := &fakeStrategy{name: "cpusuppress", run: func(*State) error { return errors.New("boom") }}
-	New([]Strategy{failing}, in, nil, WithMetrics(m)).RunOnce(ctx)
+	New([]Strategy{failing}, in, sampledCache(), WithMetrics(m)).RunOnce(ctx)
 	const want = `
 # HELP koord_koordlet_qos_strategy_errors_total Rounds of a QoS strategy that returned an error (or panicked), by strategy.
 # TYPE koord_koordlet_qos_strategy_errors_total counter

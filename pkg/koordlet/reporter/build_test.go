@@ -281,7 +281,7 @@ func TestBuild(t *testing.T) {
 				// 10m: just under half is not.
 				f.put(metriccache.KindNode, "", corev1.ResourceCPU, 10*time.Minute, 5*time.Minute-time.Second, nodeCPU10m)
 				f.put(metriccache.KindNode, "", corev1.ResourceMemory, 10*time.Minute, 5*time.Minute-time.Second, nodeMem)
-				// 30m: CPU spans 20m, memory only 10m.
+				// 30m: CPU spans 20m, memory only 10m: left out, a window carries both resources or none.
 				f.put(metriccache.KindNode, "", corev1.ResourceCPU, 30*time.Minute, 20*time.Minute, nodeCPU30m)
 				f.put(metriccache.KindNode, "", corev1.ResourceMemory, 30*time.Minute, 10*time.Minute, nodeMem)
 				// 1h: nothing at all.
@@ -293,7 +293,6 @@ func TestBuild(t *testing.T) {
 					NodeMetric: &slov1alpha1.NodeMetricInfo{
 						AggregatedNodeUsages: []slov1alpha1.AggregatedUsage{
 							agg(2*time.Minute, wantCPU5m, wantMem),
-							agg(30*time.Minute, wantCPU30m, nil),
 						},
 					},
 					ProdReclaimableMetric: &slov1alpha1.ReclaimableMetric{},

@@ -23,9 +23,9 @@ limitations under the License.
 //     (default 300) of the node and system series; a resource without samples is left out, so no samples at
 //     all give empty maps, which koord-manager treats as missing usage.
 //   - nodeMetric.aggregatedNodeUsages and aggregatedSystemUsages: for each window of
-//     nodeAggregatePolicy.durations (default 5m, 10m, 30m) the avg, p50, p90, p95 and p99. A resource whose
-//     samples span less than half the window (cold start) is left out, and a window with no resource left is
-//     left out.
+//     nodeAggregatePolicy.durations (default 5m, 10m, 30m) the avg, p50, p90, p95 and p99. A window is left
+//     out unless both CPU and memory samples span at least half of it (cold start): a reader takes a missing
+//     resource as zero usage, so a window never carries one resource without the other.
 //   - podsMetric: every pod given that has both CPU and memory samples in the aggregate window, sorted by
 //     namespace and name, with its Koordinator priority class and QoS class.
 //   - prodReclaimableMetric: always present and empty (this agent predicts no reclaimable resources), as

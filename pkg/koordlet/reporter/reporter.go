@@ -236,13 +236,13 @@ func (r *Reporter) aggregated(kind metriccache.Kind, memory corev1.ResourceName,
 	} {
 		stats[t] = &slov1alpha1.ResourceMap{}
 	}
-	found := false
+	// A window is reported with both resources or not at all: a reader takes a missing resource as zero usage,
+	// and memory has samples one round before CPU (whose first round only primes the counters).
 	for _, res := range []corev1.ResourceName{corev1.ResourceCPU, memory} {
 		a, ok := r.src.Aggregate(metriccache.SeriesKey{Kind: kind, Resource: res}, now.Add(-d), now)
 		if !ok || float64(a.Span()) < coldStartRatio*float64(d) {
-			continue
+			return slov1alpha1.AggregatedUsage{}, false
 		}
-		found = true
 		set := setMemory
 		if res == corev1.ResourceCPU {
 			set = setCPU
@@ -252,9 +252,6 @@ func (r *Reporter) aggregated(kind metriccache.Kind, memory corev1.ResourceName,
 		set(stats[slov1alpha1.AggregationTypeP90], a.P90)
 		set(stats[slov1alpha1.AggregationTypeP95], a.P95)
 		set(stats[slov1alpha1.AggregationTypeP99], a.P99)
-	}
-	if !found {
-		return slov1alpha1.AggregatedUsage{}, false
 	}
 	u := slov1alpha1.AggregatedUsage{Duration: metav1.Duration{Duration: d}, Usage: make(map[slov1alpha1.AggregationType]slov1alpha1.ResourceMap, len(stats))}
 	for t, m := range stats {

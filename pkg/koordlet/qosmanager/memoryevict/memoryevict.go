@@ -135,7 +135,12 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 		if qosmanager.PodQoS(pod) != extension.QoSBE {
 			continue
 		}
-		mem, _ := st.Latest(qosmanager.PodKey(pod.UID, corev1.ResourceMemory))
+		mem, sampled := st.Latest(qosmanager.PodKey(pod.UID, corev1.ResourceMemory))
+		if !sampled && pod.DeletionTimestamp == nil {
+			// Without a fresh sample the pod's share of the usage is unknown: choosing it could evict a pod that
+			// releases nothing (right after a start the node is sampled before its pods).
+			continue
+		}
 		if pod.DeletionTimestamp != nil {
 			released += int64(mem)
 			continue

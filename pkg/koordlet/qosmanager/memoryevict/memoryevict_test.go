@@ -92,10 +92,12 @@ type fixture struct {
 	cache *metriccache.Cache
 }
 
+// be returns a BE pod with the given priority.
+func be(name string, priority int32, opts ...qostest.PodOption) *corev1.Pod {
+	return qostest.Pod(name, append([]qostest.PodOption{qostest.QoS(extension.QoSBE), qostest.Priority(priority)}, opts...)...)
+}
+
 func newFixture() *fixture {
-	be := func(name string, priority int32, opts ...qostest.PodOption) *corev1.Pod {
-		return qostest.Pod(name, append([]qostest.PodOption{qostest.QoS(extension.QoSBE), qostest.Priority(priority)}, opts...)...)
-	}
 	f := &fixture{cache: qostest.Cache()}
 	f.pods = []*corev1.Pod{
 		be("a", 5000),
@@ -229,5 +231,24 @@ func TestMalformedEvictionPriorityIsReportedAndIgnored(t *testing.T) {
 		}
 	default:
 		t.Errorf("no event for the malformed annotation")
+	}
+}
+
+func TestPodsWithoutSamplesAreNotChosen(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	f := newFixture()
+	// "n" is the first in order (eviction priority 0) but has no memory sample yet: what it would release is
+	// unknown, so it is passed over and the order goes on as without it.
+	f.pods = append(f.pods, be("n", 5000, qostest.Annotation(extension.AnnotationPodEvictionPriority, "0")))
+	ev := &qostest.Evictor{}
+	if err := New(ev).Run(ctx, f.state(true, qostest.Now)); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range ev.Calls() {
+		got = append(got, c.Pod)
+	}
+	if diff := cmp.Diff([]string{"default/d", "default/b"}, got); diff != "" {
+		t.Errorf("evicted pods (-want,+got):\n%s", diff)
 	}
 }

@@ -1,0 +1,197 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package koordlet
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+
+	"github.com/koord-dev/koord/apis/extension"
+	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
+)
+
+// lsPod is an LS pod with a CPU limit of 2 cores (kubelet sets a CFS quota of 200000 µs on it).
+func lsPod(name string, cpu float64) podConfig {
+	return podConfig{
+		name: name, qos: extension.QoSLS, priorityClass: extension.PriorityProd,
+		requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi")},
+		limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
+		cpu:      cpu, memory: 700 * mi, inactiveFile: 100 * mi,
+	}
+}
+
+// bePod is a BE pod that requests 500 milli-cores of batch-cpu and 512Mi of batch-memory and is limited to 1000
+// milli-cores and 1Gi.
+func bePod(name string, cpu float64) podConfig {
+	return podConfig{
+		name: name, qos: extension.QoSBE, priorityClass: extension.PriorityBatch,
+		requests: corev1.ResourceList{extension.BatchCPU: resource.MustParse("500"), extension.BatchMemory: resource.MustParse("512Mi")},
+		limits:   corev1.ResourceList{extension.BatchCPU: resource.MustParse("1000"), extension.BatchMemory: resource.MustParse("1Gi")},
+		cpu:      cpu, memory: 300 * mi, inactiveFile: 44 * mi,
+	}
+}
+
+// waitForQuota waits until the CFS quota (cgroup v1) of dir is within tolerance of want.
+func (n *testNode) waitForQuota(dir string, want, tolerance int64) {
+	n.t.Helper()
+	var last int64
+	err := wait.PollUntilContextTimeout(n.t.Context(), pollInterval, pollTimeout, true, func(context.Context) (bool, error) {
+		v, ok := n.readKnobInt(dir, "cpu.cfs_quota_us")
+		if !ok {
+			return false, nil
+		}
+		last = v
+		return v >= want-tolerance && v <= want+tolerance, nil
+	})
+	if err != nil {
+		n.t.Fatalf("cpu.cfs_quota_us of %s is %d, want %d ± %d: %v", dir, last, want, tolerance, err)
+	}
+	n.t.Logf("cpu.cfs_quota_us of %s is %d (want %d ± %d)", dir, last, want, tolerance)
+}
+
+// TestNodeSLOSwitchesStrategies changes the node's NodeSLO and checks that BE CPU suppression (cfsQuota policy)
+// and CPU burst (cpuBurstOnly) are applied to the cgroups and undone.
+func TestNodeSLOSwitchesStrategies(t *testing.T) {
+	n := newNode(t, nodeConfig{
+		version: cgroup.V1, driver: cgroup.Cgroupfs,
+		cpus: 4, allocatableCPU: "3800m", memory: 8 * gi,
+		busyCores: 2, memUsed: 3 * gi, memUsedWithCache: 4 * gi,
+		slo: slov1alpha1.NodeSLOSpec{
+			ResourceUsedThresholdWithBE: &slov1alpha1.ResourceThresholdStrategy{Enable: ptr.To(false)},
+			CPUBurstStrategy:            &slov1alpha1.CPUBurstStrategy{CPUBurstConfig: slov1alpha1.CPUBurstConfig{Policy: slov1alpha1.CPUBurstNone}},
+		},
+	})
+	ls := n.addPod(lsPod("ls", 0.8))
+	be := n.addPod(bePod("be", 0.6))
+	startAgent(t, koordletConfig(t), n)
+	// The strategies act on the newest samples: wait until there are some of every pod.
+	n.waitForPodsReported(ls, be)
+
+	beDir := n.host.fs.Layout().QoSDir(corev1.PodQOSBestEffort)
+	n.waitForKnob(beDir, "cpu.cfs_quota_us", "-1")
+
+	n.updateNodeSLO(func(s *slov1alpha1.NodeSLOSpec) {
+		s.ResourceUsedThresholdWithBE = &slov1alpha1.ResourceThresholdStrategy{
+			Enable:                      ptr.To(true),
+			CPUSuppressPolicy:           slov1alpha1.CPUCfsQuotaPolicy,
+			CPUSuppressThresholdPercent: ptr.To[int64](65),
+		}
+	})
+	// BEAllowed = capacity × 65% − Σ non-BE pod usage − max(system usage, reserved)
+	//           = 4 × 0.65 − 0.8 (ls) − max(2 − 0.8 − 0.6 = 0.6, 4 − 3.8 = 0.2)
+	//           = 2.6 − 0.8 − 0.6 = 1.2 cores → 1.2 × 100000 = 120000 µs.
+	// The strategy reads single 1 s samples: the node's is exact (see host) and the system's is node − pods
+	// of the same round, so the result is 2.6 − node + be and carries be's sampling error alone (≤ 2 % of 0.6
+	// cores, 1200 µs). The strategy does not rewrite a quota within 1 % of the node's CPU (4000 µs) of its
+	// target, so the quota settles anywhere within 1200 + 4000 µs of 120000. A quota computed from a sample the
+	// fake counters made stale (see TestNodeMetricReporting) is further off and rewritten the next round; the
+	// poll waits for the settled value.
+	n.waitForQuota(beDir, 120000, 5200)
+
+	n.updateNodeSLO(func(s *slov1alpha1.NodeSLOSpec) { s.ResourceUsedThresholdWithBE.Enable = ptr.To(false) })
+	n.waitForKnob(beDir, "cpu.cfs_quota_us", "-1")
+
+	// cpuBurstOnly: cfs_burst_us = limit × cpuBurstPercent / 100 × period = 2 × 50 / 100 × 100000 = 100000 µs on
+	// the container, and the sum of its containers' on the pod.
+	lsContainer, lsPodDir := n.containerDir(ls), n.podDir(ls)
+	n.updateNodeSLO(func(s *slov1alpha1.NodeSLOSpec) {
+		s.CPUBurstStrategy = &slov1alpha1.CPUBurstStrategy{CPUBurstConfig: slov1alpha1.CPUBurstConfig{
+			Policy: slov1alpha1.CPUBurstOnly, CPUBurstPercent: ptr.To[int64](50),
+		}}
+	})
+	n.waitForKnob(lsContainer, "cpu.cfs_burst_us", "100000")
+	n.waitForKnob(lsPodDir, "cpu.cfs_burst_us", "100000")
+	// Burst does not touch the quota kubelet set for the 2-core limit.
+	for _, dir := range []string{lsContainer, lsPodDir} {
+		if got := n.host.fs.ReadFile(dir, "cpu.cfs_quota_us"); got != "200000" {
+			t.Errorf("cpu.cfs_quota_us of %s is %s, want kubelet's 200000", dir, got)
+		}
+	}
+
+	n.updateNodeSLO(func(s *slov1alpha1.NodeSLOSpec) { s.CPUBurstStrategy.Policy = slov1alpha1.CPUBurstNone })
+	n.waitForKnob(lsContainer, "cpu.cfs_burst_us", "0")
+	n.waitForKnob(lsPodDir, "cpu.cfs_burst_us", "0")
+}
+
+// TestPerClassSettingsAndDriftRepair checks that a BE pod's cgroups get the CPU shares, CFS quota and memory
+// limit of its batch resources, and that the agent puts back a value someone else changed, on a cgroup v1
+// cgroupfs node and a cgroup v2 systemd node.
+func TestPerClassSettingsAndDriftRepair(t *testing.T) {
+	// The BE pod requests 500 milli-cores of batch-cpu and is limited to 1000 and to 1Gi of batch-memory:
+	// cpu.shares = 500 × 1024 / 1000 = 512, CFS quota = 1000 × 100000 / 1000 = 100000 µs, memory limit =
+	// 1073741824 bytes; its single container gets the same. On v2, cpu.weight = 1 + (512 − 2) × 9999 / 262142 =
+	// 20 (kubelet's conversion).
+	for name, tc := range map[string]struct {
+		version cgroup.Version
+		driver  cgroup.Driver
+		// want are the knobs of the pod's and its container's cgroups.
+		want map[string]string
+		// podDrift and containerDrift are overwritten, one on the pod and one on the container.
+		podDrift, containerDrift [2]string
+	}{
+		"cgroup=v1/driver=cgroupfs": {
+			version: cgroup.V1, driver: cgroup.Cgroupfs,
+			want:           map[string]string{"cpu.shares": "512", "cpu.cfs_quota_us": "100000", "memory.limit_in_bytes": "1073741824"},
+			podDrift:       [2]string{"cpu.shares", "1024"},
+			containerDrift: [2]string{"memory.limit_in_bytes", "9223372036854771712"},
+		},
+		"cgroup=v2/driver=systemd": {
+			version: cgroup.V2, driver: cgroup.Systemd,
+			want:           map[string]string{"cpu.weight": "20", "cpu.max": "100000 100000", "memory.max": "1073741824"},
+			podDrift:       [2]string{"cpu.weight", "100"},
+			containerDrift: [2]string{"memory.max", "max"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			n := newNode(t, nodeConfig{
+				version: tc.version, driver: tc.driver,
+				cpus: 4, allocatableCPU: "4", memory: 8 * gi,
+				busyCores: 1, memUsed: 2 * gi, memUsedWithCache: 3 * gi,
+			})
+			be := n.addPod(bePod("be", 0.3))
+			startAgent(t, koordletConfig(t), n)
+
+			podDir, containerDir := n.podDir(be), n.containerDir(be)
+			for _, dir := range []string{podDir, containerDir} {
+				for knob, want := range tc.want {
+					n.waitForKnob(dir, knob, want)
+				}
+			}
+
+			n.host.fs.WriteFile(podDir, tc.podDrift[0], tc.podDrift[1]+"\n")
+			n.host.fs.WriteFile(containerDir, tc.containerDrift[0], tc.containerDrift[1]+"\n")
+			n.waitForKnob(podDir, tc.podDrift[0], tc.want[tc.podDrift[0]])
+			n.waitForKnob(containerDir, tc.containerDrift[0], tc.want[tc.containerDrift[0]])
+
+			// The agent also samples the pod on this layout.
+			status := n.waitForPodsReported(be)
+			for _, pm := range status.PodsMetric {
+				if got := pm.PodUsage.ResourceList.Memory().Value(); got != 256*mi {
+					t.Errorf("reported memory of pod %s is %s, want %s (usage − inactive_file)", pm.Name,
+						strconv.FormatInt(got, 10), strconv.FormatInt(256*mi, 10))
+				}
+			}
+		})
+	}
+}
