@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Command koordlet is Koord's node agent: it samples node, pod and container usage from /proc and the cgroup
 // tree, reports it in the node's NodeMetric, and enforces the node's NodeSLO on cgroups (per-class settings, BE
 // CPU suppression, CPU burst, evictions).

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package koordlet assembles the node agent: its options and flags, and the loops it runs (collection, NodeMetric
 // reporting, QoS enforcement) wired to the apiserver, the cgroup tree and /proc.
 package koordlet
