@@ -1,0 +1,38 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package koordlet_test
+
+import (
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/koord-dev/koord/test/testenv"
+)
+
+var env *testenv.Environment
+
+// TestMain starts the control plane only for a benchmark run: `go test ./...` runs no benchmark in this
+// package and should not pay for an apiserver. The testenv reaper is this binary re-executed without any
+// argument, whereas `go test` always passes -test.* flags, so a run without arguments goes to testenv.Main too.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if len(os.Args) > 1 && flag.Lookup("test.bench").Value.String() == "" {
+		os.Exit(m.Run())
+	}
+	testenv.Main(m, &env)
+}
