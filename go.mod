@@ -198,6 +198,8 @@ require (
 tool (
 	go.etcd.io/etcd/server/v3
 	k8s.io/code-generator/cmd/client-gen
+	k8s.io/code-generator/cmd/conversion-gen
+	k8s.io/code-generator/cmd/defaulter-gen
 	k8s.io/code-generator/cmd/informer-gen
 	k8s.io/code-generator/cmd/lister-gen
 	k8s.io/kubernetes/cmd/kube-apiserver

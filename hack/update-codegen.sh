@@ -62,3 +62,11 @@ go tool informer-gen \
   --output-dir pkg/client/informers \
   --output-pkg "$MODULE/pkg/client/informers" \
   "${pkgs[@]}"
+
+# koord-scheduler's plugin args live in kube-scheduler's config group: internal types in
+# pkg/scheduler/apis/config, versioned ones in .../v1 with generated defaulters and conversions.
+SCHEDULER_CONFIG="$MODULE/pkg/scheduler/apis/config"
+echo "Generating deepcopy functions, defaulters and conversions of koord-scheduler's plugin args"
+go tool controller-gen object:headerFile="$BOILERPLATE" paths=./pkg/scheduler/apis/...
+go tool defaulter-gen --go-header-file "$BOILERPLATE" --output-file zz_generated.defaults.go "$SCHEDULER_CONFIG/v1"
+go tool conversion-gen --go-header-file "$BOILERPLATE" --output-file zz_generated.conversion.go "$SCHEDULER_CONFIG/v1"

@@ -197,8 +197,14 @@ func (f *FS) defaults(dir string) map[string]string {
 // hierarchy, as when a pod or container exits.
 func (f *FS) Remove(dir string) {
 	f.t.Helper()
+	// The kernel removes a cgroup in one step; a reader must never see it half-removed, with some knob files
+	// gone. So each directory is first renamed out of the tree, then deleted.
 	for _, p := range f.layout.ControllerDirs(dir) {
-		if err := os.RemoveAll(p); err != nil {
+		gone := filepath.Join(filepath.Dir(p), ".removed-"+filepath.Base(p))
+		if err := os.Rename(p, gone); err != nil {
+			f.t.Fatalf("cgrouptest: %v", err)
+		}
+		if err := os.RemoveAll(gone); err != nil {
 			f.t.Fatalf("cgrouptest: %v", err)
 		}
 	}
