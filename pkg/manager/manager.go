@@ -63,17 +63,16 @@ func NewScheme() (*runtime.Scheme, error) {
 // RESTConfig loads the client configuration from o.Kubeconfig, or in-cluster / $KUBECONFIG / ~/.kube/config
 // when it is empty.
 func RESTConfig(o Options) (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
 	if o.Kubeconfig != "" {
-		cfg, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
-		if err != nil {
+		if cfg, err = clientcmd.BuildConfigFromFlags("", o.Kubeconfig); err != nil {
 			return nil, fmt.Errorf("load kubeconfig %s: %w", o.Kubeconfig, err)
 		}
-		return cfg, nil
-	}
-	cfg, err := ctrl.GetConfig()
-	if err != nil {
+	} else if cfg, err = ctrl.GetConfig(); err != nil {
 		return nil, fmt.Errorf("load client configuration: %w", err)
 	}
+	cfg.QPS, cfg.Burst = o.KubeAPIQPS, o.KubeAPIBurst
 	return cfg, nil
 }
 

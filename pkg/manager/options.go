@@ -60,6 +60,10 @@ func allControllers() []string {
 type Options struct {
 	// Kubeconfig is the path of a kubeconfig; empty means in-cluster, then $KUBECONFIG, then ~/.kube/config.
 	Kubeconfig string
+	// KubeAPIQPS and KubeAPIBurst bound koord-manager's requests to the apiserver. The controllers write one
+	// NodeMetric, one NodeSLO and one node status per node, so large clusters need more than client-go's 5/10.
+	KubeAPIQPS   float32
+	KubeAPIBurst int
 	// LeaderElection makes only one replica run the controllers.
 	LeaderElection bool
 	// LeaderElectionNamespace and LeaderElectionID locate the Lease.
@@ -89,6 +93,8 @@ type Options struct {
 // DefaultOptions returns the defaults.
 func DefaultOptions() Options {
 	return Options{
+		KubeAPIQPS:                50,
+		KubeAPIBurst:              100,
 		LeaderElection:            true,
 		LeaderElectionNamespace:   configuration.ConfigNamespace,
 		LeaderElectionID:          "koord-manager",
@@ -111,6 +117,8 @@ func DefaultOptions() Options {
 // AddFlags binds the options to fs.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig. Empty: in-cluster config, then $KUBECONFIG, then ~/.kube/config.")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Queries per second to the apiserver.")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of queries to the apiserver.")
 	fs.BoolVar(&o.LeaderElection, "leader-elect", o.LeaderElection, "Elect a leader so that only one replica runs the controllers.")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-elect-namespace", o.LeaderElectionNamespace, "Namespace of the leader election Lease.")
 	fs.StringVar(&o.LeaderElectionID, "leader-elect-id", o.LeaderElectionID, "Name of the leader election Lease.")
@@ -200,6 +208,9 @@ func (o *Options) Validate() error {
 		if o.Webhook.Host == "" && o.Webhook.ServiceName == "" {
 			errs = append(errs, errors.New("one of --webhook-host and --webhook-service-name must be set"))
 		}
+	}
+	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst <= 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps (%v) and --kube-api-burst (%d) must be positive", o.KubeAPIQPS, o.KubeAPIBurst))
 	}
 	if o.ColocationProfileInterval < time.Second {
 		errs = append(errs, fmt.Errorf("--colocation-profile-interval: %s is shorter than 1s", o.ColocationProfileInterval))

@@ -82,6 +82,7 @@ func TestValidateOptions(t *testing.T) {
 		"webhooks off ignore webhook flags": {mutate: func(o *Options) { o.EnableWebhookServer = false; o.Webhook.Port = -1 }},
 		"leader election timing": {mutate: func(o *Options) { o.RenewDeadline = 20 * time.Second },
 			wantErr: []string{"leader election timing"}},
+		"client limits":   {mutate: func(o *Options) { o.KubeAPIBurst = 0 }, wantErr: []string{"--kube-api-qps (50) and --kube-api-burst (0) must be positive"}},
 		"bad config name": {mutate: func(o *Options) { o.SLOConfigName = "Bad'Name" }, wantErr: []string{"--slo-config-name"}},
 		"short colocation profile interval": {mutate: func(o *Options) { o.ColocationProfileInterval = 100 * time.Millisecond },
 			wantErr: []string{"--colocation-profile-interval"}},
