@@ -1,0 +1,71 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package loadaware
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/koord-dev/koord/apis/extension"
+	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+)
+
+// BenchmarkFilterScore runs Filter then Score of one pod on one node whose NodeMetric reports 100 pods, with
+// a number of pods assigned to the node since the last report. cycle=new starts a scheduling cycle per
+// iteration (the pod's estimate is computed each time); cycle=same reuses one, as for the other nodes of a
+// cycle.
+func BenchmarkFilterScore(b *testing.B) {
+	for _, tc := range []struct {
+		assigned int
+		newCycle bool
+	}{{0, true}, {0, false}, {10, false}, {100, false}} {
+		cycle := "same"
+		if tc.newCycle {
+			cycle = "new"
+		}
+		assigned := tc.assigned
+		b.Run(fmt.Sprintf("assigned=%d/cycle=%s", assigned, cycle), func(b *testing.B) {
+			nm := metric("n1", 10*time.Second, rl("cpu", "2", "memory", "2Gi"))
+			for i := range 100 {
+				nm = withPods(nm, podUsage(fmt.Sprintf("running-%d", i), extension.PriorityProd, rl("cpu", "10m", "memory", "10Mi")))
+			}
+			f := newFixture(b, argsWith(b, nil), []*slov1alpha1.NodeMetric{nm}, nil)
+			for i := range assigned {
+				f.reserve(b, pod(fmt.Sprintf("assigned-%d", i), rl("cpu", "10m", "memory", "10Mi")), "n1")
+			}
+			ni := nodeInfo(node("n1").Obj())
+			p := pod("incoming", rl("cpu", "100m", "memory", "100Mi"))
+			state := framework.NewCycleState()
+			b.ReportAllocs()
+			for b.Loop() {
+				cycle := state
+				if tc.newCycle {
+					cycle = framework.NewCycleState()
+				}
+				if s := f.plugin.Filter(f.ctx, cycle, p, ni); !s.IsSuccess() {
+					b.Fatalf("Filter = %v", s)
+				}
+				if _, s := f.plugin.Score(f.ctx, cycle, p, ni); !s.IsSuccess() {
+					b.Fatalf("Score = %v", s)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,296 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cache
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/koord-dev/koord/apis/extension"
+	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
+)
+
+var t0 = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+
+func TestNodesAssign(t *testing.T) {
+	type placed struct {
+		Node string
+		UID  types.UID
+		At   time.Time
+	}
+	pod := func(uid string, at time.Time) AssignedPod {
+		return AssignedPod{UID: types.UID(uid), Key: types.NamespacedName{Namespace: "ns", Name: uid}, AssignedAt: at}
+	}
+	tests := map[string]struct {
+		ops  func(c *Nodes)
+		want []placed
+	}{
+		"add": {
+			ops:  func(c *Nodes) { c.Assign("n1", pod("a", t0)) },
+			want: []placed{{"n1", "a", t0}},
+		},
+		"re-adding on the same node keeps the earlier time": {
+			ops: func(c *Nodes) {
+				c.Assign("n1", pod("a", t0))
+				c.Assign("n1", pod("a", t0.Add(time.Minute)))
+			},
+			want: []placed{{"n1", "a", t0}},
+		},
+		"an earlier time replaces a later one": {
+			ops: func(c *Nodes) {
+				c.Assign("n1", pod("a", t0.Add(time.Minute)))
+				c.Assign("n1", pod("a", t0))
+			},
+			want: []placed{{"n1", "a", t0}},
+		},
+		"adding on another node moves the pod": {
+			ops: func(c *Nodes) {
+				c.Assign("n1", pod("a", t0))
+				c.Assign("n2", pod("a", t0.Add(time.Minute)))
+			},
+			want: []placed{{"n2", "a", t0.Add(time.Minute)}},
+		},
+		"remove": {
+			ops: func(c *Nodes) {
+				c.Assign("n1", pod("a", t0))
+				c.Assign("n1", pod("b", t0))
+				c.Remove("a")
+				c.Remove("unknown")
+			},
+			want: []placed{{"n1", "b", t0}},
+		},
+		"remove from the wrong node keeps the pod": {
+			ops: func(c *Nodes) {
+				c.Assign("n1", pod("a", t0))
+				c.RemoveFrom("n2", "a")
+			},
+			want: []placed{{"n1", "a", t0}},
+		},
+		"remove from its node": {
+			ops: func(c *Nodes) {
+				c.Assign("n1", pod("a", t0))
+				c.RemoveFrom("n1", "a")
+				c.RemoveFrom("n1", "a")
+			},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			c := NewNodes(estimator.Resources{corev1.ResourceCPU})
+			tc.ops(c)
+			var got []placed
+			for _, node := range []string{"n1", "n2"} {
+				if n := c.Get(node); n != nil {
+					for _, p := range n.pods {
+						got = append(got, placed{node, p.UID, p.AssignedAt})
+					}
+					if l := c.Len(node); l != len(n.pods) {
+						t.Errorf("Len(%s) = %d, want %d", node, l, len(n.pods))
+					}
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("pods (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func usage(kv ...string) slov1alpha1.ResourceMap {
+	l := corev1.ResourceList{}
+	for i := 0; i < len(kv); i += 2 {
+		l[corev1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
+	}
+	return slov1alpha1.ResourceMap{ResourceList: l}
+}
+
+func TestNewNodeMetricView(t *testing.T) {
+	resources := estimator.Resources{corev1.ResourceCPU, corev1.ResourceMemory}
+	nm := &slov1alpha1.NodeMetric{
+		ObjectMeta: metav1.ObjectMeta{Name: "n1"},
+		Spec: slov1alpha1.NodeMetricSpec{CollectPolicy: &slov1alpha1.NodeMetricCollectPolicy{
+			ReportIntervalSeconds: ptr.To[int64](30),
+		}},
+		Status: slov1alpha1.NodeMetricStatus{
+			UpdateTime: &metav1.Time{Time: t0},
+			NodeMetric: &slov1alpha1.NodeMetricInfo{
+				NodeUsage:   usage("cpu", "4", "memory", "8Gi"),
+				SystemUsage: usage("cpu", "500m", "memory", "1Gi"),
+				AggregatedNodeUsages: []slov1alpha1.AggregatedUsage{
+					{Duration: metav1.Duration{Duration: 5 * time.Minute}, Usage: map[slov1alpha1.AggregationType]slov1alpha1.ResourceMap{
+						slov1alpha1.AggregationTypeP95: usage("cpu", "5", "memory", "9Gi"),
+						slov1alpha1.AggregationTypeAVG: usage("cpu", "3", "memory", "7Gi"),
+					}},
+					{Duration: metav1.Duration{Duration: 30 * time.Minute}, Usage: map[slov1alpha1.AggregationType]slov1alpha1.ResourceMap{
+						slov1alpha1.AggregationTypeP95: usage("cpu", "6", "memory", "10Gi"),
+						slov1alpha1.AggregationTypeP99: {},
+					}},
+				},
+			},
+			PodsMetric: []slov1alpha1.PodMetricInfo{
+				{Namespace: "ns", Name: "web", Priority: string(extension.PriorityProd), PodUsage: usage("cpu", "1", "memory", "1Gi")},
+				{Namespace: "ns", Name: "api", Priority: string(extension.PriorityProd), PodUsage: usage("cpu", "500m", "memory", "1Gi")},
+				{Namespace: "ns", Name: "job", Priority: string(extension.PriorityBatch), PodUsage: usage("cpu", "2", "memory", "2Gi")},
+			},
+		},
+	}
+	const gi = 1 << 30
+	v := NewNodeMetricView(nm, resources)
+	type summary struct {
+		UpdateTime     time.Time
+		ReportInterval time.Duration
+		HasUsage       bool
+		NodeUsage      estimator.Vector
+		SystemUsage    estimator.Vector
+		ProdUsage      estimator.Vector
+		Pods           map[types.NamespacedName]estimator.Vector
+	}
+	want := summary{
+		UpdateTime:     t0,
+		ReportInterval: 30 * time.Second,
+		HasUsage:       true,
+		NodeUsage:      estimator.Vector{4000, 8 * gi},
+		SystemUsage:    estimator.Vector{500, 1 * gi},
+		ProdUsage:      estimator.Vector{1500, 2 * gi},
+		Pods: map[types.NamespacedName]estimator.Vector{
+			{Namespace: "ns", Name: "web"}: {1000, 1 * gi},
+			{Namespace: "ns", Name: "api"}: {500, 1 * gi},
+			{Namespace: "ns", Name: "job"}: {2000, 2 * gi},
+		},
+	}
+	got := summary{v.UpdateTime, v.ReportInterval, v.HasUsage, v.NodeUsage, v.SystemUsage, v.ProdUsage, v.Pods}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("view (-want,+got):\n%s", diff)
+	}
+
+	aggregates := map[string]struct {
+		typ    extension.AggregationType
+		window time.Duration
+		want   estimator.Vector
+		wantOK bool
+	}{
+		"given window":                      {typ: extension.P95, window: 5 * time.Minute, want: estimator.Vector{5000, 9 * gi}, wantOK: true},
+		"longest window":                    {typ: extension.P95, want: estimator.Vector{6000, 10 * gi}, wantOK: true},
+		"longest window reporting the type": {typ: extension.AVG, want: estimator.Vector{3000, 7 * gi}, wantOK: true},
+		"empty statistic is not reported":   {typ: extension.P99},
+		"window not reported":               {typ: extension.P95, window: 10 * time.Minute},
+	}
+	for name, tc := range aggregates {
+		t.Run(name, func(t *testing.T) {
+			got, ok := v.Aggregate(tc.typ, tc.window)
+			if ok != tc.wantOK {
+				t.Fatalf("Aggregate ok = %v, want %v", ok, tc.wantOK)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Aggregate (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNewNodeMetricViewEmpty(t *testing.T) {
+	v := NewNodeMetricView(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, estimator.Resources{corev1.ResourceCPU})
+	if v.HasUsage || !v.UpdateTime.IsZero() || v.ReportInterval != DefaultReportInterval {
+		t.Errorf("view of an empty NodeMetric = %+v, want no usage, no update time and the default report interval", v)
+	}
+}
+
+func TestNodesNodeMetric(t *testing.T) {
+	version := func(rv, cpu string) *slov1alpha1.NodeMetric {
+		return &slov1alpha1.NodeMetric{
+			ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: rv},
+			Status:     slov1alpha1.NodeMetricStatus{NodeMetric: &slov1alpha1.NodeMetricInfo{NodeUsage: usage("cpu", cpu)}},
+		}
+	}
+	type event struct {
+		delete bool
+		nm     *slov1alpha1.NodeMetric
+	}
+	update := func(nm *slov1alpha1.NodeMetric) event { return event{nm: nm} }
+	del := func(nm *slov1alpha1.NodeMetric) event { return event{delete: true, nm: nm} }
+	tests := map[string]struct {
+		events []event
+		want   *int64 // the cpu usage of the view; nil for no view
+	}{
+		"unknown":                          {},
+		"added":                            {events: []event{update(version("10", "1"))}, want: ptr.To[int64](1000)},
+		"updated":                          {events: []event{update(version("10", "1")), update(version("11", "2"))}, want: ptr.To[int64](2000)},
+		"older version arrives late":       {events: []event{update(version("11", "2")), update(version("10", "1"))}, want: ptr.To[int64](2000)},
+		"same version from both informers": {events: []event{update(version("11", "2")), update(version("11", "2"))}, want: ptr.To[int64](2000)},
+		"deleted":                          {events: []event{update(version("10", "1")), del(version("12", "1"))}},
+		"deleted, last known version":      {events: []event{update(version("10", "1")), del(version("10", "1"))}},
+		"deleted, then an older update":    {events: []event{update(version("10", "1")), del(version("12", "1")), update(version("11", "2"))}},
+		"re-created after deletion":        {events: []event{del(version("12", "1")), update(version("13", "3"))}, want: ptr.To[int64](3000)},
+		"older deletion arrives late":      {events: []event{update(version("13", "3")), del(version("12", "1"))}, want: ptr.To[int64](3000)},
+		"versions that are not numbers: the last event wins": {
+			events: []event{update(version("", "1")), update(version("", "2"))},
+			want:   ptr.To[int64](2000),
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			nodes := NewNodes(estimator.Resources{corev1.ResourceCPU})
+			for _, e := range tc.events {
+				if e.delete {
+					nodes.DeleteNodeMetric(e.nm)
+				} else {
+					nodes.UpdateNodeMetric(e.nm)
+				}
+			}
+			var got *int64
+			if n := nodes.Get("n1"); n != nil {
+				if v := n.View(); v != nil {
+					got = &v.NodeUsage[0]
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("cpu usage of the view (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNodesKnows(t *testing.T) {
+	nodes := NewNodes(estimator.Resources{corev1.ResourceCPU})
+	nm := &slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "10"}}
+	nodes.UpdateNodeMetric(nm)
+	tests := map[string]struct {
+		node, resourceVersion string
+		want                  bool
+	}{
+		"the recorded version": {node: "n1", resourceVersion: "10", want: true},
+		"an older version":     {node: "n1", resourceVersion: "9", want: true},
+		"a newer version":      {node: "n1", resourceVersion: "11", want: false},
+		"not a number":         {node: "n1", resourceVersion: "x", want: false},
+		"another node":         {node: "n2", resourceVersion: "1", want: false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := nodes.Knows(tc.node, tc.resourceVersion); got != tc.want {
+				t.Errorf("Knows(%s, %s) = %v, want %v", tc.node, tc.resourceVersion, got, tc.want)
+			}
+		})
+	}
+}

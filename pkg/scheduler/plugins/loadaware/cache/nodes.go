@@ -1,0 +1,332 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cache
+
+import (
+	"maps"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
+)
+
+// Nodes holds LoadAwareScheduling's state of every node: the latest known version of its NodeMetric, as a
+// view, and the pods assigned to it.
+//
+// Filter and Score read a node's state for every node in every scheduling cycle, in parallel, so reading
+// takes no lock: the set of nodes is an immutable map replaced on the rare insertions and deletions, and a
+// node's NodeMetric view, pods generation and memoized results are atomic pointers and counters. Writers
+// (informer events, Reserve) serialize on one mutex. It is safe for concurrent use.
+//
+// NodeMetric versions come from two sources: the plugin's NodeMetric informer, and kube-scheduler's own,
+// whose events reach the plugin through its queueing hints. The two informers run independently, so a pod
+// requeued by kube-scheduler's event could otherwise be retried against the older version the plugin's
+// informer still holds; fed by both, the views never lag the event that requeued a pod. The newer version
+// (by resourceVersion) wins.
+type Nodes struct {
+	// nodes is read for every node in every cycle; the padding keeps the writers' fields below off its cache
+	// line.
+	nodes     atomic.Pointer[map[string]*Node]
+	resources estimator.Resources
+	_         [64]byte
+	// mu serializes writers and guards the pods of every node and podNode.
+	mu      sync.Mutex
+	podNode map[types.UID]*Node
+	// lastGeneration is the generation given to the last change of any node's pods.
+	lastGeneration atomic.Uint64
+}
+
+// Node is the state of one node.
+type Node struct {
+	view atomic.Pointer[viewEntry]
+	// pods are guarded by Nodes.mu.
+	pods       map[types.UID]*AssignedPod
+	generation atomic.Uint64
+	// memos hold the last AssignedUsage, of all pods and of koord-prod pods.
+	memos [2]atomic.Pointer[assignedMemo]
+	// objectMemo holds what a user of the cache derived from the node object.
+	objectMemo atomic.Pointer[ObjectMemo]
+	// owner is the Nodes the node belongs to.
+	owner *Nodes
+}
+
+// viewEntry is the latest known version of a NodeMetric; view is nil once it is deleted.
+type viewEntry struct {
+	resourceVersion string
+	view            *NodeMetricView
+}
+
+// NewNodes returns an empty state over resources.
+func NewNodes(resources estimator.Resources) *Nodes {
+	n := &Nodes{resources: resources, podNode: map[types.UID]*Node{}}
+	n.nodes.Store(&map[string]*Node{})
+	return n
+}
+
+// Get returns the state of node, or nil when nothing is known about it.
+func (c *Nodes) Get(node string) *Node {
+	return (*c.nodes.Load())[node]
+}
+
+// nodeLocked returns the state of node, adding it when missing.
+func (c *Nodes) nodeLocked(name string) *Node {
+	if n := c.Get(name); n != nil {
+		return n
+	}
+	n := &Node{pods: map[types.UID]*AssignedPod{}, owner: c}
+	next := maps.Clone(*c.nodes.Load())
+	next[name] = n
+	c.nodes.Store(&next)
+	return n
+}
+
+// UpdateNodeMetric records nm unless a newer version of it is known already.
+func (c *Nodes) UpdateNodeMetric(nm *slov1alpha1.NodeMetric) {
+	if n := c.Get(nm.Name); n != nil && !replaces(nm.ResourceVersion, n.view.Load(), false) {
+		return
+	}
+	view := NewNodeMetricView(nm, c.resources)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.nodeLocked(nm.Name)
+	if replaces(nm.ResourceVersion, n.view.Load(), false) {
+		n.view.Store(&viewEntry{resourceVersion: nm.ResourceVersion, view: view})
+	}
+}
+
+// DeleteNodeMetric records that nm is gone unless a newer version of it is known. The deleted NodeMetric
+// leaves its version behind, so that a late event of an older version does not bring it back.
+func (c *Nodes) DeleteNodeMetric(nm *slov1alpha1.NodeMetric) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.nodeLocked(nm.Name)
+	if replaces(nm.ResourceVersion, n.view.Load(), true) {
+		n.view.Store(&viewEntry{resourceVersion: nm.ResourceVersion})
+	}
+}
+
+// Knows reports whether version resourceVersion of the NodeMetric of node, or a newer one, is recorded.
+func (c *Nodes) Knows(node, resourceVersion string) bool {
+	n := c.Get(node)
+	if n == nil {
+		return false
+	}
+	e := n.view.Load()
+	return e != nil && e.view != nil && e.resourceVersion != "" && !replaces(resourceVersion, e, false)
+}
+
+// replaces reports whether version resourceVersion replaces old: when it is newer, or, with orEqual, as
+// new. Versions that are not numbers always replace, so that the last event wins.
+func replaces(resourceVersion string, old *viewEntry, orEqual bool) bool {
+	if old == nil {
+		return true
+	}
+	// Resource versions are opaque, but etcd's are increasing integers; kube-scheduler's assume cache relies
+	// on that too.
+	x, errX := strconv.ParseUint(resourceVersion, 10, 64)
+	y, errY := strconv.ParseUint(old.resourceVersion, 10, 64)
+	if errX != nil || errY != nil {
+		return true
+	}
+	return x > y || orEqual && x == y
+}
+
+// Assign records pod on node. When the pod is already recorded on that node, the earlier AssignedAt is kept
+// and everything else is replaced; when it is recorded on another node, it moves.
+func (c *Nodes) Assign(node string, pod AssignedPod) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.nodeLocked(node)
+	if old, ok := c.podNode[pod.UID]; ok {
+		if old == n {
+			if prev := n.pods[pod.UID]; prev.AssignedAt.Before(pod.AssignedAt) {
+				pod.AssignedAt = prev.AssignedAt
+			}
+		} else {
+			c.removeLocked(old, pod.UID)
+		}
+	}
+	n.pods[pod.UID] = &pod
+	n.generation.Store(c.lastGeneration.Add(1))
+	c.podNode[pod.UID] = n
+}
+
+// Remove forgets the pod with uid, wherever it is recorded.
+func (c *Nodes) Remove(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n, ok := c.podNode[uid]; ok {
+		c.removeLocked(n, uid)
+	}
+}
+
+// RemoveFrom forgets the pod with uid if it is recorded on node.
+func (c *Nodes) RemoveFrom(node string, uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n, ok := c.podNode[uid]; ok && n == c.Get(node) {
+		c.removeLocked(n, uid)
+	}
+}
+
+func (c *Nodes) removeLocked(n *Node, uid types.UID) {
+	delete(c.podNode, uid)
+	delete(n.pods, uid)
+	n.generation.Store(c.lastGeneration.Add(1))
+}
+
+// Len returns the number of pods recorded on node.
+func (c *Nodes) Len(node string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := c.Get(node); n != nil {
+		return len(n.pods)
+	}
+	return 0
+}
+
+// ObjectMemo is something derived from one version of a node's Node object, kept with the node's state so
+// that it is derived again only when the object changes (the scheduler replaces node objects on every update).
+type ObjectMemo struct {
+	// Node is the version of the node object the value was derived from.
+	Node *corev1.Node
+	// Value is what was derived.
+	Value any
+}
+
+// ObjectMemo returns the last memo set for the node, or nil.
+func (n *Node) ObjectMemo() *ObjectMemo { return n.objectMemo.Load() }
+
+// SetObjectMemo replaces the node's memo.
+func (n *Node) SetObjectMemo(m *ObjectMemo) { n.objectMemo.Store(m) }
+
+// View returns the view of the node's latest NodeMetric, or nil when it has none.
+func (n *Node) View() *NodeMetricView {
+	if e := n.view.Load(); e != nil {
+		return e.view
+	}
+	return nil
+}
+
+// assignedMemo is a result of AssignedUsage, valid while the node's pods and NodeMetric stay the same, and
+// until validUntil unless that is zero.
+type assignedMemo struct {
+	generation uint64
+	view       *NodeMetricView
+	validUntil time.Time
+	usage      estimator.Vector
+	// latest is usage plus the view's node usage (for all pods only).
+	latest estimator.Vector
+}
+
+// LatestUsage returns the node usage its NodeMetric view reports plus AssignedUsage of all pods at now. The
+// returned vector must not be modified.
+func (n *Node) LatestUsage(view *NodeMetricView, now time.Time) estimator.Vector {
+	return n.assignedMemo(view, false, now).latest
+}
+
+// AssignedUsage returns what the pods assigned to the node add to the usage its NodeMetric view reports
+// (only koord-prod pods when prodOnly), at now. An assigned pod counts as max(0, estimate - reported usage of
+// the pod) when the NodeMetric does not report it, when it was assigned after the NodeMetric's update time or
+// less than a report interval before it, or while its estimation seconds run; otherwise its usage is in the
+// report already.
+//
+// The result is memoized: Filter and Score ask for it for every node in every cycle, and it changes only with
+// the node's pods, its NodeMetric or, for pods in their estimation seconds, the time. The returned vector
+// must not be modified.
+func (n *Node) AssignedUsage(view *NodeMetricView, prodOnly bool, now time.Time) estimator.Vector {
+	return n.assignedMemo(view, prodOnly, now).usage
+}
+
+func (n *Node) assignedMemo(view *NodeMetricView, prodOnly bool, now time.Time) *assignedMemo {
+	slot := &n.memos[0]
+	if prodOnly {
+		slot = &n.memos[1]
+	}
+	generation := n.generation.Load()
+	if m := slot.Load(); m != nil && m.generation == generation && m.view == view && (m.validUntil.IsZero() || now.Before(m.validUntil)) {
+		return m
+	}
+	m := &assignedMemo{view: view, usage: make(estimator.Vector, len(n.owner.resources))}
+	n.owner.mu.Lock()
+	m.generation = n.generation.Load()
+	for _, a := range n.pods {
+		if prodOnly && !a.Prod {
+			continue
+		}
+		reported, isReported := view.Pods[a.Key]
+		estimate, changesAt := mustEstimate(a, view, now)
+		if !changesAt.IsZero() && (m.validUntil.IsZero() || changesAt.Before(m.validUntil)) {
+			m.validUntil = changesAt
+		}
+		if isReported && !estimate {
+			continue
+		}
+		for i, est := range a.Estimate {
+			if isReported {
+				est -= reported[i]
+			}
+			if est > 0 {
+				m.usage[i] += est
+			}
+		}
+	}
+	n.owner.mu.Unlock()
+	if !prodOnly {
+		m.latest = make(estimator.Vector, len(m.usage))
+		copy(m.latest, m.usage)
+		if view.NodeUsage != nil {
+			m.latest.Add(view.NodeUsage)
+		}
+	}
+	slot.Store(m)
+	return m
+}
+
+// mustEstimate reports whether the usage NodeMetric reports for an assigned pod may miss part of it at now,
+// and, when the answer changes with time alone, when: estimation seconds run out, they do not start again.
+func mustEstimate(a *AssignedPod, view *NodeMetricView, now time.Time) (estimate bool, changesAt time.Time) {
+	if !a.AssignedAt.Before(view.UpdateTime) || view.UpdateTime.Sub(a.AssignedAt) < view.ReportInterval {
+		return true, time.Time{}
+	}
+	if a.EstimateAfterInitialized > 0 && a.InitializedAt.IsZero() {
+		return true, time.Time{}
+	}
+	for _, end := range []time.Time{
+		windowEnd(a.AssignedAt, a.EstimateAfterScheduled),
+		windowEnd(a.InitializedAt, a.EstimateAfterInitialized),
+	} {
+		if now.Before(end) && end.After(changesAt) {
+			estimate, changesAt = true, end
+		}
+	}
+	return estimate, changesAt
+}
+
+// windowEnd is when an estimation window of length d starting at start ends; zero without a window.
+func windowEnd(start time.Time, d time.Duration) time.Time {
+	if d <= 0 || start.IsZero() {
+		return time.Time{}
+	}
+	return start.Add(d)
+}

@@ -1,0 +1,171 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package estimator estimates how much of each resource a pod will use before its usage is measured, and
+// holds the resource vectors LoadAwareScheduling computes with.
+//
+// A pod's estimate of resource r is max(request, limit) × factor / 100, rounded, and never above the limit.
+// koord-batch and koord-mid pods are estimated from the resources they request instead of cpu and memory
+// (kubernetes.io/batch-cpu in milli-cores, kubernetes.io/batch-memory, and the mid ones), or from cpu and
+// memory when they request none of those. A pod requesting
+// nothing of a cpu-like resource is estimated at 250m, of a memory-like one at 200Mi. Resources without a
+// factor are estimated at 0.
+package estimator
+
+import (
+	"math"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/koord-dev/koord/apis/extension"
+)
+
+// Estimates for pods that request nothing of a resource.
+const (
+	// DefaultMilliCPURequest is the estimate, in milli-cores, of a pod without a cpu request or limit.
+	DefaultMilliCPURequest int64 = 250
+	// DefaultMemoryRequest is the estimate, in bytes, of a pod without a memory request or limit.
+	DefaultMemoryRequest int64 = 200 * 1024 * 1024
+)
+
+// Resources is the ordered list of resources a plugin works on. Vectors are indexed like it.
+type Resources []corev1.ResourceName
+
+// Vector holds one amount per resource of a Resources, in the unit of Value.
+type Vector []int64
+
+// Index returns the position of name in r, or -1.
+func (r Resources) Index(name corev1.ResourceName) int {
+	for i, n := range r {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Vector returns the amounts of list for r's resources; resources missing from list are 0.
+func (r Resources) Vector(list corev1.ResourceList) Vector {
+	v := make(Vector, len(r))
+	for i, name := range r {
+		if q, ok := list[name]; ok {
+			v[i] = Value(name, q)
+		}
+	}
+	return v
+}
+
+// VectorOf returns the values of m for r's resources; resources missing from m are 0 and names of m outside
+// r are ignored.
+func (r Resources) VectorOf(m map[corev1.ResourceName]int64) Vector {
+	v := make(Vector, len(r))
+	for i, name := range r {
+		v[i] = m[name]
+	}
+	return v
+}
+
+// Value returns q in the unit the plugin computes name in: milli-cores for cpu, the plain value otherwise
+// (bytes for memory; batch-cpu and mid-cpu are milli-cores already).
+func Value(name corev1.ResourceName, q resource.Quantity) int64 {
+	if name == corev1.ResourceCPU {
+		return q.MilliValue()
+	}
+	return q.Value()
+}
+
+// Add adds o to v element-wise. Both have the same length.
+func (v Vector) Add(o Vector) {
+	for i := range v {
+		v[i] += o[i]
+	}
+}
+
+// Estimator estimates pods' usage of a fixed list of resources.
+type Estimator struct {
+	resources Resources
+	// factors are the scaling factors by resource index; hasFactor says which resources have one.
+	factors   []int64
+	hasFactor []bool
+}
+
+// New returns an Estimator for resources with the given scaling factors, in percent by resource.
+func New(resources Resources, factors map[corev1.ResourceName]int64) *Estimator {
+	e := &Estimator{resources: resources, factors: make([]int64, len(resources)), hasFactor: make([]bool, len(resources))}
+	for i, name := range resources {
+		e.factors[i], e.hasFactor[i] = factors[name]
+	}
+	return e
+}
+
+// Resources returns the resources e estimates.
+func (e *Estimator) Resources() Resources { return e.resources }
+
+// Estimate returns the estimated usage of pod. custom, when not empty, overrides the scaling factors of the
+// resources it names (a pod's scheduling.koordinator.sh/load-estimated-scaling-factors annotation).
+func (e *Estimator) Estimate(pod *corev1.Pod, custom map[corev1.ResourceName]int64) Vector {
+	requests := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	limits := resourcehelper.PodLimits(pod, resourcehelper.PodResourcesOptions{})
+	pc := extension.GetPodPriorityClassWithDefault(pod)
+	v := make(Vector, len(e.resources))
+	for i, name := range e.resources {
+		factor, ok := custom[name]
+		if !ok {
+			factor, ok = e.factors[i], e.hasFactor[i]
+		}
+		if !ok {
+			continue
+		}
+		requested := extension.TranslateResourceNameByPriorityClass(pc, name)
+		if requested == "" || requested != name && valueIn(requested, requests) == 0 && valueIn(requested, limits) == 0 {
+			// A koord-batch or koord-mid pod that does not request its class's resource (no webhook rewrote
+			// it) is estimated from the standard one.
+			requested = name
+		}
+		v[i] = estimate(requested, requests, limits, factor)
+	}
+	return v
+}
+
+// estimate is the estimate of one resource, named as the pod requests it.
+func estimate(name corev1.ResourceName, requests, limits corev1.ResourceList, factor int64) int64 {
+	limit := valueIn(name, limits)
+	q := max(valueIn(name, requests), limit)
+	if q == 0 {
+		switch name {
+		case corev1.ResourceCPU, extension.BatchCPU, extension.MidCPU:
+			return DefaultMilliCPURequest
+		case corev1.ResourceMemory, extension.BatchMemory, extension.MidMemory:
+			return DefaultMemoryRequest
+		}
+		return 0
+	}
+	est := int64(math.Round(float64(q) * float64(factor) / 100))
+	if limit > 0 && est > limit {
+		est = limit
+	}
+	return est
+}
+
+func valueIn(name corev1.ResourceName, list corev1.ResourceList) int64 {
+	q, ok := list[name]
+	if !ok {
+		return 0
+	}
+	return Value(name, q)
+}

@@ -1,0 +1,334 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package loadaware
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/utils/ptr"
+
+	"github.com/koord-dev/koord/apis/extension"
+	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+)
+
+// The node has 10 cpus and 10Gi; the pod requests 1 cpu and 1Gi, estimated at 850m and 0.7Gi.
+func TestFilter(t *testing.T) {
+	fresh := 10 * time.Second
+	ok := status{Code: fwk.Success}
+	rejected := func(reasons ...string) status { return status{Code: fwk.Unschedulable, Reasons: reasons} }
+	incoming := pod("incoming", rl("cpu", "1", "memory", "1Gi"))
+	withAggregate := func(nm *slov1alpha1.NodeMetric, window time.Duration, typ slov1alpha1.AggregationType, usage corev1.ResourceList) *slov1alpha1.NodeMetric {
+		nm.Status.NodeMetric.AggregatedNodeUsages = append(nm.Status.NodeMetric.AggregatedNodeUsages, slov1alpha1.AggregatedUsage{
+			Duration: metav1.Duration{Duration: window},
+			Usage:    map[slov1alpha1.AggregationType]slov1alpha1.ResourceMap{typ: {ResourceList: usage}},
+		})
+		return nm
+	}
+	prodThresholds := func(a *configv1.LoadAwareSchedulingArgs) {
+		a.ProdUsageThresholds = map[corev1.ResourceName]int64{corev1.ResourceCPU: 60}
+	}
+	aggregated := func(window time.Duration) func(*configv1.LoadAwareSchedulingArgs) {
+		return func(a *configv1.LoadAwareSchedulingArgs) {
+			a.Aggregated = &configv1.LoadAwareSchedulingAggregatedArgs{
+				UsageThresholds:      map[corev1.ResourceName]int64{corev1.ResourceCPU: 70},
+				UsageAggregationType: extension.P95,
+			}
+			if window > 0 {
+				a.Aggregated.UsageAggregatedDuration = &metav1.Duration{Duration: window}
+			}
+		}
+	}
+	tests := map[string]struct {
+		args   func(*configv1.LoadAwareSchedulingArgs)
+		node   *corev1.Node
+		metric *slov1alpha1.NodeMetric
+		pod    *corev1.Pod
+		want   status
+	}{
+		"node without NodeMetric passes": {
+			want: ok,
+		},
+		"under the thresholds": {
+			metric: metric("n1", fresh, rl("cpu", "4", "memory", "4Gi")),
+			want:   ok,
+		},
+		"cpu over its threshold": {
+			metric: metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
+			want:   rejected("node cpu usage 69% > threshold 65%"),
+		},
+		"cpu and memory over their thresholds": {
+			metric: metric("n1", fresh, rl("cpu", "6", "memory", "9Gi")),
+			want:   rejected("node cpu usage 69% > threshold 65%", "node memory usage 97% > threshold 95%"),
+		},
+		"at the threshold passes": {
+			metric: metric("n1", fresh, rl("cpu", "5650m", "memory", "4Gi")),
+			want:   ok,
+		},
+		"threshold 0 turns the check off": {
+			args: func(a *configv1.LoadAwareSchedulingArgs) {
+				a.UsageThresholds = map[corev1.ResourceName]int64{corev1.ResourceCPU: 0, corev1.ResourceMemory: 95}
+			},
+			metric: metric("n1", fresh, rl("cpu", "10", "memory", "4Gi")),
+			want:   ok,
+		},
+		"resource the node does not offer is not checked": {
+			args: func(a *configv1.LoadAwareSchedulingArgs) {
+				a.UsageThresholds = map[corev1.ResourceName]int64{corev1.ResourceCPU: 65, extension.ResourceNvidiaGPU: 50}
+			},
+			metric: metric("n1", fresh, rl("cpu", "1", string(extension.ResourceNvidiaGPU), "4")),
+			want:   ok,
+		},
+		"DaemonSet pod passes an overloaded node": {
+			metric: metric("n1", fresh, rl("cpu", "10", "memory", "10Gi")),
+			pod: func() *corev1.Pod {
+				p := incoming.DeepCopy()
+				p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "ds", UID: "ds", Controller: ptr.To(true)}}
+				return p
+			}(),
+			want: ok,
+		},
+		"expired NodeMetric is rejected with its age": {
+			metric: metric("n1", 200*time.Second, rl("cpu", "1", "memory", "1Gi")),
+			want:   rejected("node metric expired: updated 3m20s ago, expiration 3m0s"),
+		},
+		"NodeMetric exactly at the expiration is expired": {
+			args:   func(a *configv1.LoadAwareSchedulingArgs) { a.NodeMetricExpirationSeconds = ptr.To[int64](60) },
+			metric: metric("n1", time.Minute, rl("cpu", "1", "memory", "1Gi")),
+			want:   rejected("node metric expired: updated 1m0s ago, expiration 1m0s"),
+		},
+		"expired NodeMetric passes with enableScheduleWhenNodeMetricsExpired": {
+			args:   func(a *configv1.LoadAwareSchedulingArgs) { a.EnableScheduleWhenNodeMetricsExpired = ptr.To(true) },
+			metric: metric("n1", time.Hour, rl("cpu", "10", "memory", "10Gi")),
+			want:   ok,
+		},
+		"expired NodeMetric passes without filterExpiredNodeMetrics": {
+			args:   func(a *configv1.LoadAwareSchedulingArgs) { a.FilterExpiredNodeMetrics = ptr.To(false) },
+			metric: metric("n1", time.Hour, rl("cpu", "10", "memory", "10Gi")),
+			want:   ok,
+		},
+		"NodeMetric never updated is rejected": {
+			metric: func() *slov1alpha1.NodeMetric {
+				nm := metric("n1", 0, rl("cpu", "1"))
+				nm.Status.UpdateTime = nil
+				return nm
+			}(),
+			want: rejected("node metric was never updated"),
+		},
+		"NodeMetric without usage passes": {
+			metric: func() *slov1alpha1.NodeMetric {
+				nm := metric("n1", fresh, nil)
+				nm.Status.NodeMetric = nil
+				return nm
+			}(),
+			want: ok,
+		},
+		"node annotation sets a stricter threshold": {
+			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"usageThresholds":{"cpu":40}}`).Obj(),
+			metric: metric("n1", fresh, rl("cpu", "4", "memory", "9800Mi")),
+			want:   rejected("node cpu usage 49% > threshold 40%"),
+		},
+		"node annotation sets a looser threshold": {
+			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"usageThresholds":{"cpu":90}}`).Obj(),
+			metric: metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
+			want:   ok,
+		},
+		"malformed node annotation falls back to the args": {
+			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"usageThresholds":`).Obj(),
+			metric: metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
+			want:   rejected("node cpu usage 69% > threshold 65%"),
+		},
+		"out-of-range node annotation falls back to the args": {
+			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"usageThresholds":{"cpu":140}}`).Obj(),
+			metric: metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
+			want:   rejected("node cpu usage 69% > threshold 65%"),
+		},
+		"prod pod is checked on prod usage": {
+			args: prodThresholds,
+			metric: withPods(metric("n1", fresh, rl("cpu", "9", "memory", "4Gi")),
+				podUsage("web", extension.PriorityProd, rl("cpu", "3")),
+				podUsage("job", extension.PriorityBatch, rl("cpu", "6"))),
+			pod:  prodPod("incoming", rl("cpu", "1")),
+			want: ok,
+		},
+		"prod pod over the prod threshold": {
+			args: prodThresholds,
+			metric: withPods(metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
+				podUsage("web", extension.PriorityProd, rl("cpu", "5500m"))),
+			pod:  prodPod("incoming", rl("cpu", "1")),
+			want: rejected("node prod cpu usage 64% > threshold 60%"),
+		},
+		"prod usage includes system usage when asked": {
+			args: func(a *configv1.LoadAwareSchedulingArgs) {
+				prodThresholds(a)
+				a.ProdUsageIncludeSys = true
+			},
+			metric: func() *slov1alpha1.NodeMetric {
+				nm := withPods(metric("n1", fresh, rl("cpu", "6")), podUsage("web", extension.PriorityProd, rl("cpu", "3")))
+				nm.Status.NodeMetric.SystemUsage = slov1alpha1.ResourceMap{ResourceList: rl("cpu", "3")}
+				return nm
+			}(),
+			pod:  prodPod("incoming", rl("cpu", "1")),
+			want: rejected("node prod cpu usage 69% > threshold 60%"),
+		},
+		"non-prod pod ignores the prod thresholds": {
+			args: prodThresholds,
+			metric: withPods(metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
+				podUsage("web", extension.PriorityProd, rl("cpu", "1"))),
+			pod: func() *corev1.Pod {
+				p := incoming.DeepCopy()
+				p.Labels = map[string]string{extension.LabelPodPriorityClass: string(extension.PriorityMid)}
+				return p
+			}(),
+			want: rejected("node cpu usage 69% > threshold 65%"),
+		},
+		"prod thresholds from the node annotation": {
+			node: node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"prodUsageThresholds":{"cpu":30}}`).Obj(),
+			metric: withPods(metric("n1", fresh, rl("cpu", "4", "memory", "4Gi")),
+				podUsage("web", extension.PriorityProd, rl("cpu", "3"))),
+			pod:  prodPod("incoming", rl("cpu", "1")),
+			want: rejected("node prod cpu usage 39% > threshold 30%"),
+		},
+		"aggregated thresholds on the longest window": {
+			args: aggregated(0),
+			metric: withAggregate(withAggregate(metric("n1", fresh, rl("cpu", "1", "memory", "1Gi")),
+				5*time.Minute, slov1alpha1.AggregationTypeP95, rl("cpu", "5")),
+				30*time.Minute, slov1alpha1.AggregationTypeP95, rl("cpu", "8")),
+			want: rejected("node cpu p95 usage 89% > threshold 70%"),
+		},
+		"aggregated thresholds on a given window": {
+			args: aggregated(5 * time.Minute),
+			metric: withAggregate(withAggregate(metric("n1", fresh, rl("cpu", "1", "memory", "1Gi")),
+				5*time.Minute, slov1alpha1.AggregationTypeP95, rl("cpu", "7")),
+				30*time.Minute, slov1alpha1.AggregationTypeP95, rl("cpu", "1")),
+			want: rejected("node cpu p95 usage over 5m0s 79% > threshold 70%"),
+		},
+		"aggregated thresholds fall back to the latest usage before statistics exist": {
+			args:   aggregated(0),
+			metric: metric("n1", fresh, rl("cpu", "7", "memory", "1Gi")),
+			want:   rejected("node cpu usage 79% > threshold 70%"),
+		},
+		"aggregated thresholds from the node annotation": {
+			node: node("n1").Annotation(extension.AnnotationNodeUsageThresholds,
+				`{"aggregatedUsage":{"usageThresholds":{"cpu":50},"usageAggregationType":"p90"}}`).Obj(),
+			metric: withAggregate(metric("n1", fresh, rl("cpu", "1", "memory", "1Gi")),
+				10*time.Minute, slov1alpha1.AggregationTypeP90, rl("cpu", "5")),
+			want: rejected("node cpu p90 usage 59% > threshold 50%"),
+		},
+		"batch pod is estimated from its batch resources": {
+			metric: metric("n1", fresh, rl("cpu", "5", "memory", "4Gi")),
+			pod:    batchPod("incoming", rl(string(extension.BatchCPU), "2000", string(extension.BatchMemory), "1Gi")),
+			want:   rejected("node cpu usage 67% > threshold 65%"),
+		},
+		"pod without requests is estimated at 250m": {
+			metric: metric("n1", fresh, rl("cpu", "6300m", "memory", "4Gi")),
+			pod:    pod("incoming", nil),
+			want:   rejected("node cpu usage 66% > threshold 65%"),
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var metrics []*slov1alpha1.NodeMetric
+			if tc.metric != nil {
+				metrics = append(metrics, tc.metric)
+			}
+			f := newFixture(t, argsWith(t, tc.args), metrics, nil)
+			n := tc.node
+			if n == nil {
+				n = node("n1").Obj()
+			}
+			p := tc.pod
+			if p == nil {
+				p = incoming
+			}
+			if diff := cmp.Diff(tc.want, summarize(f.filter(p, n))); diff != "" {
+				t.Errorf("Filter (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFilterCountsAssignedPods: pods placed on a node count until its NodeMetric reports them.
+func TestFilterCountsAssignedPods(t *testing.T) {
+	f := newFixture(t, argsWith(t, nil), []*slov1alpha1.NodeMetric{metric("n1", 10*time.Second, rl("cpu", "4", "memory", "1Gi"))}, nil)
+	n := node("n1").Obj()
+	small := func(name string) *corev1.Pod { return pod(name, rl("cpu", "1")) }
+	if s := f.filter(small("p0"), n); !s.IsSuccess() {
+		t.Fatalf("Filter on a node at 40%% = %v, want success", s)
+	}
+	// 4 cpus used + 2 reserved pods × 850m + 850m = 6550m: 66%.
+	f.reserve(t, small("p1"), "n1")
+	f.reserve(t, small("p2"), "n1")
+	if diff := cmp.Diff(status{Code: fwk.Unschedulable, Reasons: []string{"node cpu usage 66% > threshold 65%"}}, summarize(f.filter(small("p3"), n))); diff != "" {
+		t.Errorf("Filter after two reservations (-want,+got):\n%s", diff)
+	}
+	f.plugin.Unreserve(f.ctx, nil, small("p2"), "n1")
+	if s := f.filter(small("p3"), n); !s.IsSuccess() {
+		t.Errorf("Filter after Unreserve = %v, want success", s)
+	}
+}
+
+// TestFilterLogsMalformedAnnotationOnce: a malformed annotation is reported once per value, not per cycle.
+func TestFilterLogsMalformedAnnotationOnce(t *testing.T) {
+	f := newFixture(t, argsWith(t, nil), []*slov1alpha1.NodeMetric{metric("n1", 10*time.Second, rl("cpu", "1"))}, nil)
+	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
+	f.ctx = klog.NewContext(f.ctx, logger)
+	bad := node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{`).Obj()
+	for range 3 {
+		f.filter(pod("p", nil), bad)
+	}
+	// The scheduler replaces node objects on every update; the same value is not reported again.
+	f.filter(pod("p", nil), bad.DeepCopy())
+	worse := node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `[]`).Obj()
+	f.filter(pod("p", nil), worse)
+	logs := logger.GetSink().(ktesting.Underlier).GetBuffer().String()
+	if got, want := strings.Count(logs, "Ignored a malformed node annotation"), 2; got != want {
+		t.Errorf("logged the malformed annotation %d times, want %d (once per value):\n%s", got, want, logs)
+	}
+}
+
+// TestFilterFollowsNodeAnnotation: a node's thresholds follow its annotation as the node object changes.
+func TestFilterFollowsNodeAnnotation(t *testing.T) {
+	f := newFixture(t, argsWith(t, nil), []*slov1alpha1.NodeMetric{metric("n1", 10*time.Second, rl("cpu", "4"))}, nil)
+	p := pod("p", rl("cpu", "1"))
+	for i, tc := range []struct {
+		annotation string
+		wantOK     bool
+	}{
+		{annotation: "", wantOK: true},
+		{annotation: `{"usageThresholds":{"cpu":40}}`, wantOK: false},
+		{annotation: `{"usageThresholds":{"cpu":50}}`, wantOK: true},
+		{annotation: `{"usageThresholds":{"cpu":40}}`, wantOK: false},
+		{annotation: "", wantOK: true},
+	} {
+		n := node("n1")
+		if tc.annotation != "" {
+			n = n.Annotation(extension.AnnotationNodeUsageThresholds, tc.annotation)
+		}
+		if got := f.filter(p, n.Obj()).IsSuccess(); got != tc.wantOK {
+			t.Errorf("step %d, annotation %q: Filter success = %v, want %v", i, tc.annotation, got, tc.wantOK)
+		}
+	}
+}

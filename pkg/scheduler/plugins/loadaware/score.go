@@ -1,0 +1,104 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package loadaware
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
+)
+
+// Score prefers nodes whose estimated usage (see addEstimatedUsage) leaves most of their allocatable free:
+// the weighted mean over resources of (allocatable - used) × 100 / allocatable, where a resource used beyond
+// its allocatable, or without allocatable, scores 0, and the least free resource weighs
+// dominantResourceWeight more. Nodes without a NodeMetric, without usage in it or with an expired one score
+// 0. It returns Error only for a NodeInfo without a node.
+//
+// koord-prod pods are scored on the usage of koord-prod pods when scoreAccordingProdUsage is set; others on
+// the aggregated statistic when aggregated.scoreAggregationType is set, else on the latest usage.
+func (p *Plugin) Score(ctx context.Context, cycle fwk.CycleState, pod *corev1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
+	node := nodeInfo.Node()
+	if node == nil {
+		return 0, fwk.NewStatus(fwk.Error, "node not found")
+	}
+	n := p.nodes.Get(node.Name)
+	if n == nil {
+		return 0, nil
+	}
+	view := n.View()
+	if view == nil || !view.HasUsage {
+		return 0, nil
+	}
+	ps := p.podStateOf(ctx, cycle, pod)
+	now := ps.now
+	if p.expired(view, now) {
+		return 0, nil
+	}
+
+	var buf [2 * maxInlineResources]int64
+	used, allocatable := p.vectors(&buf)
+	base := latestUsage
+	switch a := p.args.Aggregated; {
+	case p.args.ScoreAccordingProdUsage && ps.Prod:
+		base = prodUsage
+	case a != nil && a.ScoreAggregationType != "":
+		if u, ok := view.Aggregate(a.ScoreAggregationType, a.ScoreAggregatedDuration.Duration); ok {
+			used.Add(u)
+			base = aggregatedUsage
+		}
+	}
+	p.addEstimatedUsage(used, n, view, base, ps, now)
+	p.allocatable(nodeInfo, allocatable)
+	return p.score(used, allocatable), nil
+}
+
+// score is the weighted score of used on a node with allocatable.
+func (p *Plugin) score(used, allocatable estimator.Vector) int64 {
+	if p.weightSum == 0 {
+		return 0
+	}
+	var sum int64
+	minScore := int64(-1)
+	for i, w := range p.weights {
+		if w == 0 {
+			continue
+		}
+		s := leastUsedScore(used[i], allocatable[i])
+		sum += w * s
+		if minScore < 0 || s < minScore {
+			minScore = s
+		}
+	}
+	if minScore > 0 {
+		sum += p.args.DominantResourceWeight * minScore
+	}
+	return sum / p.weightSum
+}
+
+// leastUsedScore scores the free share of capacity in [0, MaxNodeScore].
+func leastUsedScore(used, capacity int64) int64 {
+	if capacity <= 0 || used > capacity {
+		return 0
+	}
+	return (capacity - used) * fwk.MaxNodeScore / capacity
+}
+
+// ScoreExtensions returns nil: scores are in [0, MaxNodeScore] already.
+func (p *Plugin) ScoreExtensions() fwk.ScoreExtensions { return nil }

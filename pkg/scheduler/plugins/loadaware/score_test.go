@@ -1,0 +1,123 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package loadaware
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/koord-dev/koord/apis/extension"
+	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+)
+
+// TestScore scores five nodes of 10 cpus and 10Gi for a pod estimated at 850m cpu and 0.7Gi memory.
+// cool uses 2 cpus and 2Gi, hot 6 cpus (1 of them koord-prod) and 2Gi; bare has no NodeMetric, stale an
+// expired one and empty one without usage.
+func TestScore(t *testing.T) {
+	fresh := 10 * time.Second
+	cool := metric("cool", fresh, rl("cpu", "2", "memory", "2Gi"))
+	cool.Status.NodeMetric.AggregatedNodeUsages = []slov1alpha1.AggregatedUsage{{
+		Duration: metav1.Duration{Duration: 30 * time.Minute},
+		Usage:    map[slov1alpha1.AggregationType]slov1alpha1.ResourceMap{slov1alpha1.AggregationTypeP95: {ResourceList: rl("cpu", "8")}},
+	}}
+	hot := withPods(metric("hot", fresh, rl("cpu", "6", "memory", "2Gi")), podUsage("web", extension.PriorityProd, rl("cpu", "1")))
+	stale := metric("stale", time.Hour, rl("cpu", "0", "memory", "0"))
+	empty := metric("empty", fresh, nil)
+	empty.Status.NodeMetric = nil
+	metrics := []*slov1alpha1.NodeMetric{cool, hot, stale, empty}
+	nodes := []string{"cool", "hot", "bare", "stale", "empty"}
+	incoming := pod("incoming", rl("cpu", "1", "memory", "1Gi"))
+	incoming.Labels = map[string]string{extension.LabelPodPriorityClass: string(extension.PriorityMid)}
+
+	tests := map[string]struct {
+		args func(*configv1.LoadAwareSchedulingArgs)
+		pod  *corev1.Pod
+		want map[string]int64
+	}{
+		// cool: cpu (10000-2850)/100 = 71, memory 72; hot: cpu 31, memory 72.
+		"least used node scores highest": {
+			want: map[string]int64{"cool": 71, "hot": 51, "bare": 0, "stale": 0, "empty": 0},
+		},
+		"resource weights": {
+			args: func(a *configv1.LoadAwareSchedulingArgs) {
+				a.ResourceWeights = map[corev1.ResourceName]int64{corev1.ResourceCPU: 3, corev1.ResourceMemory: 1}
+			},
+			want: map[string]int64{"cool": 71, "hot": 41, "bare": 0, "stale": 0, "empty": 0},
+		},
+		"dominant resource weight favours the node whose most used resource is freer": {
+			args: func(a *configv1.LoadAwareSchedulingArgs) { a.DominantResourceWeight = 1 },
+			want: map[string]int64{"cool": 71, "hot": 44, "bare": 0, "stale": 0, "empty": 0},
+		},
+		// hot: prod usage 1 cpu + 850m: 81; memory 0 + 0.7Gi: 92 (rounded down).
+		"prod pod on prod usage": {
+			args: func(a *configv1.LoadAwareSchedulingArgs) { a.ScoreAccordingProdUsage = ptr.To(true) },
+			pod:  prodPod("incoming", rl("cpu", "1", "memory", "1Gi")),
+			want: map[string]int64{"cool": 91, "hot": 86, "bare": 0, "stale": 0, "empty": 0},
+		},
+		"non-prod pod ignores scoreAccordingProdUsage": {
+			args: func(a *configv1.LoadAwareSchedulingArgs) { a.ScoreAccordingProdUsage = ptr.To(true) },
+			want: map[string]int64{"cool": 71, "hot": 51, "bare": 0, "stale": 0, "empty": 0},
+		},
+		// cool: p95 cpu 8 + 850m: 11, memory 0 + 0.7Gi: 92; hot reports no statistic: latest usage.
+		"aggregated statistic": {
+			args: func(a *configv1.LoadAwareSchedulingArgs) {
+				a.Aggregated = &configv1.LoadAwareSchedulingAggregatedArgs{ScoreAggregationType: extension.P95}
+			},
+			want: map[string]int64{"cool": 51, "hot": 51, "bare": 0, "stale": 0, "empty": 0},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, argsWith(t, tc.args), metrics, nil)
+			p := tc.pod
+			if p == nil {
+				p = incoming
+			}
+			got := map[string]int64{}
+			for _, n := range nodes {
+				got[n] = f.score(t, p, node(n).Obj())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("scores (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestScoreCountsReservedPods: each reservation lowers the node's score until the node is full.
+func TestScoreCountsReservedPods(t *testing.T) {
+	f := newFixture(t, argsWith(t, func(a *configv1.LoadAwareSchedulingArgs) {
+		a.ResourceWeights = map[corev1.ResourceName]int64{corev1.ResourceCPU: 1}
+	}), []*slov1alpha1.NodeMetric{metric("n1", 10*time.Second, rl("cpu", "5"))}, nil)
+	n := node("n1").Obj()
+	p := pod("p", rl("cpu", "2"))
+	var got []int64
+	for i := range 4 {
+		got = append(got, f.score(t, p, n))
+		f.reserve(t, pod(string(rune('a'+i)), rl("cpu", "2")), "n1")
+	}
+	// 5 cpus used, then + 1.7 per reservation, + 1.7 for the pod: 33, 16, 0 (beyond capacity), 0.
+	if diff := cmp.Diff([]int64{33, 16, 0, 0}, got); diff != "" {
+		t.Errorf("scores after 0..3 reservations (-want,+got):\n%s", diff)
+	}
+}

@@ -1,0 +1,109 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package scheduler assembles koord-scheduler: upstream kube-scheduler's command with Koord's plugins
+// registered through app.WithPlugin. There is no fork of the scheduler app and no extended framework handle:
+// plugins take kube-scheduler's plain handle and share informers for Koord's CRDs through crdinformers.
+//
+// Plugins lists the registrations; NewCommand is what cmd/koord-scheduler runs; Start runs the same
+// scheduler inside a process (tests, benchmarks, local clusters), bound to a context.
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/component-base/configz"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+
+	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware"
+)
+
+// Plugins returns the options that register every Koord plugin with kube-scheduler. The plugins of one call
+// share one set of Koord CRD informers, so call it once per scheduler.
+func Plugins() []app.Option {
+	informers := crdinformers.New()
+	return []app.Option{
+		app.WithPlugin(loadaware.Name, loadaware.NewFactory(informers)),
+	}
+}
+
+// NewCommand returns kube-scheduler's command, with its flags and --config file, running with Koord's
+// plugins registered.
+func NewCommand() *cobra.Command {
+	cmd := app.NewSchedulerCommand(Plugins()...)
+	cmd.Use = "koord-scheduler"
+	cmd.Short = "Kubernetes scheduler with Koord's plugins"
+	return cmd
+}
+
+// Server is a scheduler started by Start.
+type Server struct {
+	done chan struct{}
+	err  error
+}
+
+// Start builds a kube-scheduler from args, the command line kube-scheduler takes (e.g. --config, --leader-elect),
+// with the plugins registry registers (Plugins() for koord-scheduler, none for upstream kube-scheduler), and
+// runs it until ctx ends. It returns once the scheduler is built, or the error that stopped it from being
+// built, such as invalid plugin args. Unlike the command, it installs no signal handler, leaves logging alone
+// (the scheduler logs through the logger in ctx) and turns leader election off: kube-scheduler exits the
+// process when a leader's context ends.
+//
+// kube-scheduler keeps some process-wide state (the /configz registration), so only one Server may run in a
+// process at a time; Wait for one before starting the next.
+func Start(ctx context.Context, args []string, registry ...app.Option) (*Server, error) {
+	opts := options.NewOptions()
+	fs := pflag.NewFlagSet("kube-scheduler", pflag.ContinueOnError)
+	for _, f := range opts.Flags.FlagSets {
+		fs.AddFlagSet(f)
+	}
+	if err := fs.Parse(append(slices.Clone(args), "--leader-elect=false")); err != nil {
+		return nil, err
+	}
+	if err := opts.ComponentGlobalsRegistry.Set(); err != nil {
+		return nil, fmt.Errorf("apply feature gates: %w", err)
+	}
+	cc, sched, err := app.Setup(ctx, opts, registry...)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		defer configz.Delete("componentconfig")
+		err := app.Run(ctx, cc, sched)
+		if ctx.Err() == nil {
+			s.err = err
+		}
+	}()
+	return s, nil
+}
+
+// Wait blocks until the scheduler has stopped and returns why, or nil when it stopped because its context
+// ended.
+func (s *Server) Wait() error {
+	<-s.done
+	return s.err
+}
+
+// Done is closed when the scheduler has stopped.
+func (s *Server) Done() <-chan struct{} { return s.done }

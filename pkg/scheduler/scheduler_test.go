@@ -1,0 +1,204 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduler
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/klog/v2/ktesting"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	schedvalidation "k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+
+	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware"
+)
+
+// defaultConfigFile is the shipped configuration.
+var defaultConfigFile = filepath.Join("..", "..", "config", "scheduler", "koord-scheduler-config.yaml")
+
+// TestDefaultConfigFile loads the shipped configuration the way kube-scheduler loads --config, validates it
+// as kube-scheduler and the plugins do, and checks the profile.
+func TestDefaultConfigFile(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	cfg, err := options.LoadConfigFromFile(logger, defaultConfigFile)
+	if err != nil {
+		t.Fatalf("load %s: %v", defaultConfigFile, err)
+	}
+	if err := schedvalidation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
+		t.Fatalf("kube-scheduler rejects %s: %v", defaultConfigFile, err)
+	}
+	if !cfg.LeaderElection.LeaderElect {
+		t.Error("leader election is off")
+	}
+	if len(cfg.Profiles) != 1 || cfg.Profiles[0].SchedulerName != "koord-scheduler" {
+		t.Fatalf("profiles = %v, want one named koord-scheduler", cfg.Profiles)
+	}
+	prof := cfg.Profiles[0]
+	for point, set := range map[string]schedconfig.PluginSet{"filter": prof.Plugins.Filter, "score": prof.Plugins.Score, "reserve": prof.Plugins.Reserve} {
+		if !slices.ContainsFunc(set.Enabled, func(p schedconfig.Plugin) bool { return p.Name == loadaware.Name }) {
+			t.Errorf("%s is not enabled at %s: %v", loadaware.Name, point, set.Enabled)
+		}
+	}
+
+	var fit *schedconfig.NodeResourcesFitArgs
+	var loadAware *config.LoadAwareSchedulingArgs
+	for _, pc := range prof.PluginConfig {
+		switch args := pc.Args.(type) {
+		case *schedconfig.NodeResourcesFitArgs:
+			fit = args
+		case *config.LoadAwareSchedulingArgs:
+			loadAware = args
+		}
+	}
+	if fit == nil || fit.ScoringStrategy == nil {
+		t.Fatal("no NodeResourcesFit scoring strategy")
+	}
+	wantFit := &schedconfig.ScoringStrategy{
+		Type: schedconfig.LeastAllocated,
+		Resources: []schedconfig.ResourceSpec{
+			{Name: string(corev1.ResourceCPU), Weight: 1},
+			{Name: string(corev1.ResourceMemory), Weight: 1},
+			{Name: string(extension.BatchCPU), Weight: 1},
+			{Name: string(extension.BatchMemory), Weight: 1},
+		},
+	}
+	if diff := cmp.Diff(wantFit, fit.ScoringStrategy); diff != "" {
+		t.Errorf("NodeResourcesFit scoring (-want,+got):\n%s", diff)
+	}
+
+	if loadAware == nil {
+		t.Fatal("no LoadAwareScheduling args")
+	}
+	if errs := validation.ValidateLoadAwareSchedulingArgs(nil, loadAware); len(errs) > 0 {
+		t.Errorf("LoadAwareScheduling args are invalid: %v", errs.ToAggregate())
+	}
+	wantArgs := &config.LoadAwareSchedulingArgs{
+		TypeMeta:                    loadAware.TypeMeta,
+		FilterExpiredNodeMetrics:    true,
+		NodeMetricExpirationSeconds: 180,
+		ResourceWeights:             map[corev1.ResourceName]int64{corev1.ResourceCPU: 1, corev1.ResourceMemory: 1},
+		UsageThresholds:             map[corev1.ResourceName]int64{corev1.ResourceCPU: 65, corev1.ResourceMemory: 95},
+		EstimatedScalingFactors:     map[corev1.ResourceName]int64{corev1.ResourceCPU: 85, corev1.ResourceMemory: 70},
+	}
+	if diff := cmp.Diff(wantArgs, loadAware); diff != "" {
+		t.Errorf("LoadAwareScheduling args (-want,+got):\n%s", diff)
+	}
+}
+
+// writeKubeconfig writes a kubeconfig for a server nobody listens on: building a scheduler connects to
+// nothing before the plugins are built.
+func writeKubeconfig(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:1"}
+	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: "t"}
+	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
+	cfg.CurrentContext = "c"
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// writeConfig writes a scheduler configuration with the koord-scheduler profile and the given
+// LoadAwareScheduling args (YAML, indented under args:).
+func writeConfig(t *testing.T, kubeconfig, args string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	data := `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: ` + kubeconfig + `
+leaderElection:
+  leaderElect: false
+profiles:
+  - schedulerName: koord-scheduler
+    plugins:
+      filter:
+        enabled:
+          - name: LoadAwareScheduling
+    pluginConfig:
+      - name: LoadAwareScheduling
+        args:
+` + args
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestBadArgsStopTheScheduler: the scheduler does not start with invalid LoadAwareScheduling args, and says
+// which field is wrong, both through Start and through the command.
+func TestBadArgsStopTheScheduler(t *testing.T) {
+	kubeconfig := writeKubeconfig(t)
+	tests := map[string]struct {
+		args string
+		want string
+	}{
+		"threshold out of range": {
+			args: "          usageThresholds:\n            cpu: 120\n",
+			want: "pluginConfig[LoadAwareScheduling].args.usageThresholds[cpu]: Invalid value: 120: must be a percentage in [0, 100]",
+		},
+		"unknown aggregation type": {
+			args: "          aggregated:\n            usageThresholds:\n              cpu: 70\n            usageAggregationType: p42\n",
+			want: "pluginConfig[LoadAwareScheduling].args.aggregated.usageAggregationType: Unsupported value: \"p42\"",
+		},
+		"unknown field": {
+			args: "          usageThreshold:\n            cpu: 60\n",
+			want: "unknown field \"usageThreshold\"",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, ctx := ktesting.NewTestContext(t)
+			cfg := writeConfig(t, kubeconfig, tc.args)
+			_, err := Start(ctx, []string{"--config=" + cfg, "--secure-port=0"}, Plugins()...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Start error = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+
+	t.Run("command", func(t *testing.T) {
+		cmd := NewCommand()
+		cmd.SetArgs([]string{"--config=" + writeConfig(t, kubeconfig, tests["threshold out of range"].args), "--secure-port=0"})
+		cmd.SilenceUsage, cmd.SilenceErrors = true, true
+		err := cmd.ExecuteContext(t.Context())
+		if want := tests["threshold out of range"].want; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("koord-scheduler error = %v, want one containing %q", err, want)
+		}
+	})
+}
+
+func TestStartRejectsUnknownFlags(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	if _, err := Start(ctx, []string{"--no-such-flag"}); err == nil || !strings.Contains(err.Error(), "no-such-flag") {
+		t.Errorf("Start error = %v, want one naming the unknown flag", err)
+	}
+}

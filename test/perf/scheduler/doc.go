@@ -1,0 +1,30 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package scheduler compares the scheduling throughput of koord-scheduler (LoadAwareScheduling on, the shipped
+// configuration) with upstream kube-scheduler v1.37.2 (no out-of-tree plugins, default profile) on identical
+// inputs against one real kube-apiserver: per run, N nodes with fresh NodeMetrics of moderate usage and M
+// pending pods are created, then the scheduler under test is started in-process and timed until every pod is
+// bound. Client QPS and burst are raised to 5000, as scheduler_perf does.
+//
+// It is a benchmark so that only `go test -bench` runs it:
+//
+//	go test -run='^$' -bench=BenchmarkSchedulerThroughput -benchtime=1x ./test/perf/scheduler/ -args -nodes=1000 -pods=5000 -runs=2
+//
+// Each run times both schedulers, in alternating order from one run to the next. The benchmark prints, per
+// run, pods/s and the process's CPU time per pod of each scheduler, and reports the medians and the ratio of
+// the pods/s (koord/upstream) as metrics. -only=koord or -only=upstream measures one, e.g. to profile it.
+package scheduler

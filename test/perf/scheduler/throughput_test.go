@@ -1,0 +1,492 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
+	"github.com/koord-dev/koord/pkg/scheduler"
+	"github.com/koord-dev/koord/test/testenv"
+)
+
+var (
+	nodeCount = flag.Int("nodes", 1000, "nodes per measurement")
+	podCount  = flag.Int("pods", 5000, "pods per measurement")
+	runs      = flag.Int("runs", 1, "measurements of each scheduler; the order alternates from one run to the next")
+	timeout   = flag.Duration("bind-timeout", 10*time.Minute, "how long a scheduler may take to bind all pods")
+	only      = flag.String("only", "", "measure only this scheduler (koord or upstream), e.g. to profile it")
+)
+
+var env *testenv.Environment
+
+func TestMain(m *testing.M) {
+	testenv.Main(m, &env)
+}
+
+// clientQPS is the client rate limit of the schedulers and of the harness, as high as scheduler_perf's.
+const clientQPS = 5000
+
+// contender is a scheduler under test.
+type contender struct {
+	// name labels the results.
+	name string
+	// schedulerName is the profile the pods ask for.
+	schedulerName string
+	// config returns the scheduler's configuration file for kubeconfig.
+	config func(kubeconfig string) ([]byte, error)
+	// registry registers out-of-tree plugins.
+	registry func() []app.Option
+}
+
+var contenders = []contender{
+	{
+		name:          "koord",
+		schedulerName: "koord-scheduler",
+		config: func(kubeconfig string) ([]byte, error) {
+			data, err := os.ReadFile(filepath.Join(env.RepoRoot, "config", "scheduler", "koord-scheduler-config.yaml"))
+			if err != nil {
+				return nil, err
+			}
+			var cfg map[string]any
+			if err := yaml.Unmarshal(data, &cfg); err != nil {
+				return nil, err
+			}
+			cfg["clientConnection"] = clientConnection(kubeconfig)
+			return yaml.Marshal(cfg)
+		},
+		registry: scheduler.Plugins,
+	},
+	{
+		name:          "upstream",
+		schedulerName: corev1.DefaultSchedulerName,
+		config: func(kubeconfig string) ([]byte, error) {
+			return yaml.Marshal(map[string]any{
+				"apiVersion":       "kubescheduler.config.k8s.io/v1",
+				"kind":             "KubeSchedulerConfiguration",
+				"clientConnection": clientConnection(kubeconfig),
+			})
+		},
+		registry: func() []app.Option { return nil },
+	},
+}
+
+func clientConnection(kubeconfig string) map[string]any {
+	return map[string]any{"kubeconfig": kubeconfig, "qps": clientQPS, "burst": clientQPS}
+}
+
+// measurement is one timed scheduling of all pods.
+type measurement struct {
+	// total is from starting the scheduler until the last pod was bound.
+	total time.Duration
+	// steady is from the first pod bound until the last.
+	steady time.Duration
+	// cpu is the CPU time the process (the scheduler, and the harness watching the pods) used meanwhile.
+	// It suffers less than wall time from whatever else runs on the machine.
+	cpu time.Duration
+}
+
+func (m measurement) podsPerSecond(d time.Duration) float64 { return float64(*podCount) / d.Seconds() }
+
+// rate is pods/s from starting the scheduler until the last pod was bound.
+func (m measurement) rate() float64 { return m.podsPerSecond(m.total) }
+
+// cpuPerPod is the CPU time per pod, in milliseconds.
+func (m measurement) cpuPerPod() float64 {
+	return float64(m.cpu.Microseconds()) / 1000 / float64(*podCount)
+}
+
+// BenchmarkSchedulerThroughput times koord-scheduler and upstream kube-scheduler binding the same pods.
+func BenchmarkSchedulerThroughput(b *testing.B) {
+	// Some of kube-scheduler still logs through klog's global logger (e.g. events it fails to write when it is
+	// stopped); keep the benchmark's output to its results.
+	klog.SetLogger(logr.Discard())
+	defer klog.ClearLogger()
+	b.Run(fmt.Sprintf("nodes=%d/pods=%d", *nodeCount, *podCount), func(b *testing.B) {
+		h, err := newHarness(b)
+		if err != nil {
+			b.Fatal(err)
+		}
+		results := map[string][]measurement{}
+		run := 0
+		for b.Loop() {
+			for range *runs {
+				order := slices.Clone(contenders)
+				if run%2 == 1 {
+					slices.Reverse(order)
+				}
+				if *only != "" {
+					order = slices.DeleteFunc(order, func(c contender) bool { return c.name != *only })
+				}
+				// One line per run: testing truncates long benchmark logs.
+				line := fmt.Sprintf("run %d:", run)
+				for _, c := range order {
+					m, err := h.measure(b, c, run)
+					if err != nil {
+						b.Fatalf("%s, run %d: %v", c.name, run, err)
+					}
+					results[c.name] = append(results[c.name], m)
+					line += fmt.Sprintf("  %s %.1f pods/s (%v; %.1f pods/s after the first binding), %.2f ms CPU/pod;",
+						c.name, m.podsPerSecond(m.total), m.total.Round(time.Millisecond), m.podsPerSecond(m.steady), m.cpuPerPod())
+				}
+				b.Log(line)
+				run++
+			}
+		}
+		for _, name := range []string{"koord", "upstream"} {
+			if len(results[name]) > 0 {
+				b.ReportMetric(median(results[name], measurement.rate), name+"-pods/s")
+				b.ReportMetric(median(results[name], measurement.cpuPerPod), name+"-cpu-ms/pod")
+			}
+		}
+		koord, upstream := median(results["koord"], measurement.rate), median(results["upstream"], measurement.rate)
+		if koord > 0 && upstream > 0 {
+			b.ReportMetric(koord/upstream, "koord/upstream")
+			b.Logf("medians over %d runs: upstream %.1f pods/s, %.2f ms CPU/pod; koord %.1f pods/s, %.2f ms CPU/pod; ratio koord/upstream %.2f",
+				run, upstream, median(results["upstream"], measurement.cpuPerPod), koord, median(results["koord"], measurement.cpuPerPod), koord/upstream)
+		}
+	})
+}
+
+// median returns the median of f over ms.
+func median(ms []measurement, f func(measurement) float64) float64 {
+	values := make([]float64, 0, len(ms))
+	for _, m := range ms {
+		values = append(values, f(m))
+	}
+	slices.Sort(values)
+	if n := len(values); n%2 == 1 {
+		return values[n/2]
+	} else if n > 0 {
+		return (values[n/2-1] + values[n/2]) / 2
+	}
+	return 0
+}
+
+// harness creates the inputs of each measurement against the shared apiserver.
+type harness struct {
+	kube       kubernetes.Interface
+	koord      versioned.Interface
+	kubeconfig string
+}
+
+func newHarness(b *testing.B) (*harness, error) {
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS, cfg.Burst = clientQPS, clientQPS
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	koord, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	kubeconfig := filepath.Join(b.TempDir(), "kubeconfig")
+	if err := writeKubeconfig(env.Config, kubeconfig); err != nil {
+		return nil, err
+	}
+	return &harness{kube: kube, koord: koord, kubeconfig: kubeconfig}, nil
+}
+
+// measure creates the nodes, NodeMetrics and pending pods of one measurement, starts the scheduler and
+// times it binding every pod, then stops it and deletes what it created.
+func (h *harness) measure(b *testing.B, c contender, run int) (measurement, error) {
+	ctx := b.Context()
+	prefix := fmt.Sprintf("perf-%d-%s", run, c.name)
+	if _, err := h.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: prefix}}, metav1.CreateOptions{}); err != nil {
+		return measurement{}, fmt.Errorf("create namespace: %w", err)
+	}
+	defer h.cleanUp(prefix)
+	if err := h.createNodes(ctx, prefix); err != nil {
+		return measurement{}, err
+	}
+	bound, stopWatch, err := h.watchBindings(ctx, prefix)
+	if err != nil {
+		return measurement{}, err
+	}
+	defer stopWatch()
+	if err := h.createPods(ctx, prefix, c.schedulerName); err != nil {
+		return measurement{}, err
+	}
+
+	dir := b.TempDir()
+	cfg, err := c.config(h.kubeconfig)
+	if err != nil {
+		return measurement{}, fmt.Errorf("configuration: %w", err)
+	}
+	cfgPath := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
+		return measurement{}, err
+	}
+	// Both schedulers run silent: logging would be measured too.
+	schedCtx, cancel := context.WithCancel(klog.NewContext(ctx, logr.Discard()))
+	cpuStart, err := processCPU()
+	if err != nil {
+		cancel()
+		return measurement{}, err
+	}
+	start := time.Now()
+	srv, err := scheduler.Start(schedCtx, []string{"--config=" + cfgPath, "--secure-port=0"}, c.registry()...)
+	if err != nil {
+		cancel()
+		return measurement{}, fmt.Errorf("start %s: %w", c.name, err)
+	}
+	waitErr := bound.wait(ctx, *timeout)
+	cpuEnd, err := processCPU()
+	if err != nil {
+		cancel()
+		return measurement{}, err
+	}
+	cancel()
+	if err := srv.Wait(); err != nil {
+		return measurement{}, fmt.Errorf("%s stopped with: %w", c.name, err)
+	}
+	if waitErr != nil {
+		return measurement{}, waitErr
+	}
+	first, last := bound.times()
+	return measurement{total: last.Sub(start), steady: last.Sub(first), cpu: cpuEnd - cpuStart}, nil
+}
+
+// processCPU returns the user and system CPU time the process has used.
+func processCPU() (time.Duration, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, fmt.Errorf("read CPU usage: %w", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
+}
+
+// nodeLabel selects a measurement's nodes; its pods select it too.
+const nodeLabel = "perf.koord.dev/run"
+
+// createNodes creates the nodes, 32 cpus and 128Gi each, and their NodeMetrics, fresh, at 30% cpu and 40%
+// memory.
+func (h *harness) createNodes(ctx context.Context, prefix string) error {
+	allocatable := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("32"),
+		corev1.ResourceMemory: resource.MustParse("128Gi"),
+		corev1.ResourcePods:   resource.MustParse("110"),
+	}
+	usage := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("9600m"),
+		corev1.ResourceMemory: resource.MustParse("51Gi"),
+	}
+	return parallel(ctx, *nodeCount, func(ctx context.Context, i int) error {
+		name := fmt.Sprintf("%s-node-%d", prefix, i)
+		labels := map[string]string{nodeLabel: prefix}
+		node := &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+			Status: corev1.NodeStatus{
+				Capacity:    allocatable,
+				Allocatable: allocatable,
+				Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+			},
+		}
+		if _, err := h.kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create node %s: %w", name, err)
+		}
+		nm, err := h.koord.SloV1alpha1().NodeMetrics().Create(ctx, &slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("create NodeMetric %s: %w", name, err)
+		}
+		nm.Status = slov1alpha1.NodeMetricStatus{
+			UpdateTime: &metav1.Time{Time: time.Now()},
+			NodeMetric: &slov1alpha1.NodeMetricInfo{NodeUsage: slov1alpha1.ResourceMap{ResourceList: usage}},
+		}
+		if _, err := h.koord.SloV1alpha1().NodeMetrics().UpdateStatus(ctx, nm, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("report usage of %s: %w", name, err)
+		}
+		return nil
+	})
+}
+
+// createPods creates the pending pods, 100m cpu and 200Mi each, for schedulerName.
+func (h *harness) createPods(ctx context.Context, namespace, schedulerName string) error {
+	requests := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("100m"),
+		corev1.ResourceMemory: resource.MustParse("200Mi"),
+	}
+	return parallel(ctx, *podCount, func(ctx context.Context, i int) error {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("pod-%d", i), Namespace: namespace},
+			Spec: corev1.PodSpec{
+				SchedulerName: schedulerName,
+				NodeSelector:  map[string]string{nodeLabel: namespace},
+				// The apiserver taints new nodes not-ready, and no node controller runs to lift it.
+				Tolerations: []corev1.Toleration{{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+				Containers: []corev1.Container{{
+					Name:      "main",
+					Image:     "registry.k8s.io/pause:3.10",
+					Resources: corev1.ResourceRequirements{Requests: requests},
+				}},
+			},
+		}
+		if _, err := h.kube.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create pod %s: %w", pod.Name, err)
+		}
+		return nil
+	})
+}
+
+// parallel runs fn for 0..n-1 on 32 workers and returns the first error.
+func parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	workqueue.ParallelizeUntil(ctx, 32, n, func(i int) {
+		if err := fn(ctx, i); err != nil {
+			cancel(err)
+		}
+	})
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return ctx.Err()
+}
+
+// bindings counts the pods of a namespace bound to a node, and when the first and the last were.
+type bindings struct {
+	count       atomic.Int64
+	mu          sync.Mutex
+	first, last time.Time
+	all         chan struct{}
+	closeOnce   sync.Once
+}
+
+func (b *bindings) bound(want int64) {
+	n := b.count.Add(1)
+	now := time.Now()
+	b.mu.Lock()
+	if b.first.IsZero() {
+		b.first = now
+	}
+	b.last = now
+	b.mu.Unlock()
+	if n >= want {
+		b.closeOnce.Do(func() { close(b.all) })
+	}
+}
+
+func (b *bindings) times() (first, last time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.first, b.last
+}
+
+// wait waits until every pod is bound.
+func (b *bindings) wait(ctx context.Context, timeout time.Duration) error {
+	select {
+	case <-b.all:
+		return nil
+	case <-time.After(timeout):
+		return fmt.Errorf("%d of %d pods bound after %v", b.count.Load(), *podCount, timeout)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// watchBindings watches the pods of namespace and counts them as they get bound. Call stop when done.
+func (h *harness) watchBindings(ctx context.Context, namespace string) (b *bindings, stop func(), err error) {
+	b = &bindings{all: make(chan struct{})}
+	want := int64(*podCount)
+	factory := informers.NewSharedInformerFactoryWithOptions(h.kube, 0, informers.WithNamespace(namespace))
+	informer := factory.Core().V1().Pods().Informer()
+	_, err = informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
+				b.bound(want)
+			}
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := oldObj.(*corev1.Pod)
+			n, ok2 := newObj.(*corev1.Pod)
+			if ok1 && ok2 && o.Spec.NodeName == "" && n.Spec.NodeName != "" {
+				b.bound(want)
+			}
+		},
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("watch pods: %w", err)
+	}
+	watchCtx, cancel := context.WithCancel(ctx)
+	factory.Start(watchCtx.Done())
+	factory.WaitForCacheSync(watchCtx.Done())
+	return b, func() {
+		cancel()
+		factory.Shutdown()
+	}, nil
+}
+
+// cleanUp deletes what a measurement created. Pods go at once: no kubelet will confirm their end.
+func (h *harness) cleanUp(prefix string) {
+	ctx := context.Background()
+	now := metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}
+	selector := metav1.ListOptions{LabelSelector: nodeLabel + "=" + prefix}
+	_ = h.kube.CoreV1().Pods(prefix).DeleteCollection(ctx, now, metav1.ListOptions{})
+	_ = h.kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, selector)
+	_ = h.koord.SloV1alpha1().NodeMetrics().DeleteCollection(ctx, metav1.DeleteOptions{}, selector)
+	_ = h.kube.CoreV1().Namespaces().Delete(ctx, prefix, metav1.DeleteOptions{})
+	// Deletions are asynchronous only for namespaces; wait until the nodes are gone so that the next
+	// scheduler does not see them.
+	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		nodes, err := h.kube.CoreV1().Nodes().List(ctx, selector)
+		return err == nil && len(nodes.Items) == 0, nil
+	})
+}
+
+// writeKubeconfig writes cfg, as the test's admin, into a kubeconfig file.
+func writeKubeconfig(cfg *rest.Config, path string) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["test"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: cfg.CertData,
+		ClientKeyData:         cfg.KeyData,
+		Token:                 cfg.BearerToken,
+	}
+	kc.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "admin"}
+	kc.CurrentContext = "test"
+	return clientcmd.WriteToFile(*kc, path)
+}
