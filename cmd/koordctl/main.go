@@ -1,0 +1,49 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command koordctl is Koord's command-line tool: `koordctl up` runs a local cluster with the whole colocation
+// loop, `koordctl down` stops it. See docs/koordctl.md.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/koord-dev/koord/pkg/koordctl/down"
+	"github.com/koord-dev/koord/pkg/koordctl/up"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:]); err != nil {
+		fmt.Fprintf(os.Stderr, "koordctl: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	root := &cobra.Command{
+		Use:           "koordctl",
+		Short:         "Koord's command-line tool",
+		SilenceUsage:  true,
+		SilenceErrors: true, // main prints the error once.
+	}
+	root.AddCommand(up.NewCommand(), down.NewCommand())
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
+}

@@ -1,0 +1,530 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/koord-dev/koord/pkg/koordctl/preflight"
+	"github.com/koord-dev/koord/pkg/sim"
+)
+
+// Progress is told about the steps of Start, one at a time: Begin, any number of Updates, End.
+// progress.Printer implements it.
+type Progress interface {
+	// Begin starts a step.
+	Begin(step string)
+	// Update reports how far the running step is, e.g. "412/1000 Ready".
+	Update(detail string)
+	// End finishes the running step; err is nil when it succeeded.
+	End(err error)
+}
+
+// nopProgress is the Progress of a Start that was given none.
+type nopProgress struct{}
+
+func (nopProgress) Begin(string)  {}
+func (nopProgress) Update(string) {}
+func (nopProgress) End(error)     {}
+
+// Ports are the ports the running cluster's components listen on, on 127.0.0.1.
+type Ports struct {
+	// APIServer is kube-apiserver's secure port.
+	APIServer int
+	// Etcd is etcd's client port.
+	Etcd int
+	// Webhook is koord-manager's webhook server.
+	Webhook int
+	// ManagerHealth serves koord-manager's /healthz and /readyz.
+	ManagerHealth int
+	// Scheduler is koord-scheduler's secure port (/healthz, /metrics).
+	Scheduler int
+}
+
+// apiserverWatch is how often, and how many times in a row, /readyz must fail before the control plane counts
+// as gone.
+const (
+	apiserverWatchInterval = 5 * time.Second
+	apiserverWatchFailures = 3
+)
+
+// Cluster is a running local cluster: etcd, kube-apiserver, koord-manager, koord-scheduler and KWOK as child
+// processes, and the simulated node agents in this process. Start it with Start; stop it with Stop.
+type Cluster struct {
+	opts     Options
+	progress Progress
+	clock    clock.WithTickerAndDelayedExecution
+	logger   klog.Logger
+
+	stateDir, runDir, logDir string
+	kubeconfigPath           string
+	kubeconfig               []byte
+	ports                    Ports
+
+	lock  *stateLock
+	cp    *controlPlane
+	procs []*process
+	sim   *sim.Cluster
+
+	// ctx bounds the goroutines of the running cluster (process monitors, the apiserver watch, the simulated
+	// agents); cancel ends them.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	stopping atomic.Bool
+	failOnce sync.Once
+	failed   chan struct{}
+	failErr  error
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start brings a local cluster up, step by step, reporting each step to progress (nil for none): preflight
+// checks (binaries, ports, the state directory), etcd and kube-apiserver, Koord's manifests with colocation on,
+// koord-manager, koord-scheduler, KWOK with opts.Nodes nodes, and the simulated node agents, which have
+// reported every node's NodeMetric once when Start returns. The cluster runs until Stop; if a component dies
+// before, Failed is closed and Err says which and why. When Start fails it stops what it had started, and the
+// error says what went wrong. ctx bounds the start only; the logger in ctx is the cluster's.
+func Start(ctx context.Context, opts Options, progress Progress) (_ *Cluster, retErr error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if progress == nil {
+		progress = nopProgress{}
+	}
+	c := &Cluster{
+		opts:     opts,
+		progress: progress,
+		clock:    clock.RealClock{},
+		logger:   klog.FromContext(ctx),
+		failed:   make(chan struct{}),
+	}
+	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	defer func() {
+		if retErr != nil {
+			if err := c.Stop(); err != nil {
+				retErr = errors.Join(retErr, fmt.Errorf("clean up: %w", err))
+			}
+		}
+	}()
+
+	var stages string
+	var schedulerConfig []byte
+	var fsys fs.FS
+	if err := c.step("Preflight: binaries, ports, state directory", func(func(string)) error {
+		var err error
+		stages, schedulerConfig, err = c.preflight()
+		fsys = manifests(c.opts.ConfigDir)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+
+	var cfg *rest.Config
+	if err := c.step("Control plane: etcd and kube-apiserver", func(func(string)) error {
+		cp, err := startControlPlane(ctx, c.opts.BinDir, c.runDir, c.logDir, c.ports.Etcd, c.ports.APIServer)
+		if err != nil {
+			return err
+		}
+		c.cp, cfg, c.kubeconfig = cp, cp.config, cp.kubeconfig
+		if err := writeFile(c.kubeconfigPath, c.kubeconfig, 0o600); err != nil {
+			return err
+		}
+		if c.opts.KubeconfigOut != "" {
+			if err := writeFile(c.opts.KubeconfigOut, c.kubeconfig, 0o600); err != nil {
+				return err
+			}
+		}
+		if err := writeFile(c.SampleBEPodPath(), []byte(SampleBEPod), 0o644); err != nil {
+			return err
+		}
+		c.wg.Go(func() {
+			watchAPIServer(c.ctx, c.clock, cfg, apiserverWatchInterval, apiserverWatchFailures, func(err error) {
+				c.fail(fmt.Errorf("%w; last lines of %s:\n%s", err, filepath.Join(c.logDir, "kube-apiserver.log"),
+					tail(filepath.Join(c.logDir, "kube-apiserver.log"), tailLines)))
+			})
+		})
+		c.logger.Info("Started the control plane", "apiserver", cfg.Host, "kubeconfig", c.kubeconfigPath)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	protoCfg := rest.CopyConfig(cfg)
+	protoCfg.ContentType = "application/vnd.kubernetes.protobuf"
+	kube, err := kubernetes.NewForConfig(protoCfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+
+	if err := c.step("Install: CRDs, namespace, PriorityClasses, slo-controller-config (colocation on)", func(func(string)) error {
+		return install(ctx, cfg, fsys, SLOConfig{ReportInterval: opts.ReportInterval, DegradeTime: opts.DegradeTime})
+	}); err != nil {
+		return nil, err
+	}
+	if err := c.step("koord-manager: controllers and webhooks", func(func(string)) error {
+		return c.startManager(ctx, kube)
+	}); err != nil {
+		return nil, err
+	}
+	if err := c.step("koord-scheduler", func(func(string)) error {
+		return c.startScheduler(ctx, schedulerConfig)
+	}); err != nil {
+		return nil, err
+	}
+	if err := c.step(fmt.Sprintf("KWOK: %d nodes Ready", opts.Nodes), func(update func(string)) error {
+		return c.startKWOK(ctx, kube, stages, update)
+	}); err != nil {
+		return nil, err
+	}
+	if err := c.step("Simulated node agents: every node reported", func(update func(string)) error {
+		return c.startSim(ctx, cfg, update)
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// step runs f as a progress step. f may report progress through update.
+func (c *Cluster) step(name string, f func(update func(string)) error) error {
+	c.progress.Begin(name)
+	start := c.clock.Now()
+	err := f(c.progress.Update)
+	c.progress.End(err)
+	if err == nil {
+		c.logger.V(2).Info("Finished a step", "step", name, "took", c.clock.Since(start))
+	}
+	return err
+}
+
+// preflight resolves the paths, checks the binaries, takes the state directory, cleans up after a crashed run
+// there, resolves the ports and reads the files the later steps need: it returns the KWOK stages and the
+// scheduler configuration.
+func (c *Cluster) preflight() (stages string, schedulerConfig []byte, err error) {
+	o := &c.opts
+	for _, p := range []*string{&o.BinDir, &o.StateDir, &o.KubeconfigOut, &o.ConfigDir, &o.KWOKStages, &o.SchedulerConfig} {
+		if *p == "" {
+			continue
+		}
+		if *p, err = filepath.Abs(*p); err != nil {
+			return "", nil, fmt.Errorf("resolve %s: %w", *p, err)
+		}
+	}
+	if err := preflight.CheckBinaries(o.BinDir, slices.Concat(preflight.ControlPlaneBinaries, preflight.KoordBinaries)); err != nil {
+		return "", nil, err
+	}
+
+	stages = DefaultKWOKStages()
+	if o.KWOKStages != "" {
+		data, err := os.ReadFile(o.KWOKStages)
+		if err != nil {
+			return "", nil, fmt.Errorf("--kwok-stages: %w", err)
+		}
+		stages = string(data)
+	}
+	if o.SchedulerConfig != "" {
+		if schedulerConfig, err = os.ReadFile(o.SchedulerConfig); err != nil {
+			return "", nil, fmt.Errorf("--scheduler-config: %w", err)
+		}
+	} else if schedulerConfig, err = fs.ReadFile(manifests(o.ConfigDir), schedulerConfigFile); err != nil {
+		return "", nil, fmt.Errorf("read %s: %w", schedulerConfigFile, err)
+	}
+	// Fail on a configuration that cannot be adapted before anything starts.
+	if _, err := SchedulerConfig(schedulerConfig, ""); err != nil {
+		return "", nil, err
+	}
+
+	c.stateDir = o.StateDir
+	c.runDir = filepath.Join(c.stateDir, RunDir)
+	c.logDir = filepath.Join(c.stateDir, LogDir)
+	c.kubeconfigPath = filepath.Join(c.stateDir, KubeconfigFile)
+	if err := os.MkdirAll(c.logDir, 0o755); err != nil {
+		return "", nil, fmt.Errorf("create state directory: %w", err)
+	}
+	if c.lock, err = lockState(c.stateDir); err != nil {
+		return "", nil, err
+	}
+	if _, err := os.Stat(c.runDir); err == nil {
+		pids, err := cleanUpLeftovers(c.clock, c.stateDir)
+		if err != nil {
+			return "", nil, fmt.Errorf("clean up after the previous run in %s: %w", c.stateDir, err)
+		}
+		c.logger.Info("Cleaned up after a previous run that did not stop", "stateDir", c.stateDir, "stoppedProcesses", pids)
+	}
+	if err := os.Mkdir(c.runDir, 0o700); err != nil {
+		return "", nil, fmt.Errorf("create run directory: %w", err)
+	}
+	if err := writeRunState(c.runDir, runState{PID: os.Getpid(), KubeconfigOut: o.KubeconfigOut}); err != nil {
+		return "", nil, err
+	}
+
+	ports, err := preflight.ResolvePorts([]preflight.Port{
+		{Flag: "--apiserver-port", Host: "127.0.0.1", Port: o.APIServerPort},
+		{Flag: "--etcd-port", Host: "127.0.0.1", Port: o.EtcdPort},
+		{Flag: "--webhook-port", Host: "", Port: o.WebhookPort},
+		{Flag: "--manager-health-port", Host: "127.0.0.1", Port: o.ManagerHealthPort},
+		{Flag: "--scheduler-port", Host: "127.0.0.1", Port: o.SchedulerPort},
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	c.ports = Ports{APIServer: ports[0], Etcd: ports[1], Webhook: ports[2], ManagerHealth: ports[3], Scheduler: ports[4]}
+	return stages, schedulerConfig, nil
+}
+
+// startProcess starts the binary name of the bin directory with its log in the log directory, and watches it:
+// if it exits while the cluster runs, the cluster fails.
+func (c *Cluster) startProcess(ctx context.Context, name string, args []string) (*process, error) {
+	p, err := startProcess(name, filepath.Join(c.opts.BinDir, name), args, filepath.Join(c.logDir, name+".log"))
+	if err != nil {
+		return nil, err
+	}
+	c.procs = append(c.procs, p)
+	klog.FromContext(ctx).Info("Started a component", "component", name, "pid", p.pid(), "log", p.logPath)
+	c.wg.Go(func() {
+		select {
+		case <-p.done:
+			c.fail(p.exitError())
+		case <-c.ctx.Done():
+		}
+	})
+	return p, nil
+}
+
+// startSim runs the simulated node agents in this process and waits until each node has reported once.
+func (c *Cluster) startSim(ctx context.Context, cfg *rest.Config, update func(string)) error {
+	clk, err := sim.NewClock(c.clock, c.clock.Now(), c.opts.Speed)
+	if err != nil {
+		return fmt.Errorf("--speed: %w", err)
+	}
+	s, err := sim.NewClusterForConfig(cfg, clk, sim.Options{Features: c.opts.SimFeatures})
+	if err != nil {
+		return err
+	}
+	c.sim = s
+	c.wg.Go(func() {
+		if err := s.Run(klog.NewContext(c.ctx, c.logger.WithName("sim"))); err != nil && c.ctx.Err() == nil {
+			c.fail(fmt.Errorf("simulated node agents: %w", err))
+		}
+	})
+	return c.waitProgress(ctx, 250*time.Millisecond, nil, func(context.Context) (int, error) {
+		reported := 0
+		for _, n := range s.Snapshot().Nodes {
+			if !n.LastReport.IsZero() {
+				reported++
+			}
+		}
+		update(fmt.Sprintf("%d/%d reported", reported, c.opts.Nodes))
+		return reported, nil
+	}, c.opts.Nodes, "nodes reported a NodeMetric")
+}
+
+// stallTimeout is how long a wait for many objects (nodes Ready, NodeMetrics reported) goes on without any
+// progress before it fails. A large cluster takes longer, so there is no overall limit.
+const stallTimeout = 2 * time.Minute
+
+// waitProgress calls count every interval until it returns want or more. It fails when the count has not grown
+// for stallTimeout (naming what with and the last count error), when p (if not nil) exits, when the cluster
+// fails, or when ctx ends.
+func (c *Cluster) waitProgress(ctx context.Context, interval time.Duration, p *process, count func(context.Context) (int, error), want int, what string) error {
+	best, since := -1, c.clock.Now()
+	var done <-chan struct{}
+	if p != nil {
+		done = p.done
+	}
+	for {
+		n, err := count(ctx)
+		if err == nil && n >= want {
+			return nil
+		}
+		if n > best {
+			best, since = n, c.clock.Now()
+		}
+		if c.clock.Since(since) > stallTimeout {
+			msg := fmt.Sprintf("%d of %d %s, with no progress for %s", max(best, 0), want, what, stallTimeout)
+			if err != nil {
+				msg += fmt.Sprintf(" (last error: %v)", err)
+			}
+			if p != nil {
+				msg += fmt.Sprintf("; last lines of %s:\n%s", p.logPath, tail(p.logPath, tailLines))
+			}
+			return errors.New(msg)
+		}
+		select {
+		case <-done:
+			return p.exitError()
+		case <-c.failed:
+			return c.Err()
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.clock.After(interval):
+		}
+	}
+}
+
+// fail records the first failure of the running cluster and closes Failed; failures while stopping do not
+// count.
+func (c *Cluster) fail(err error) {
+	if c.stopping.Load() {
+		return
+	}
+	c.failOnce.Do(func() {
+		c.failErr = err
+		c.logger.Error(err, "A component of the local cluster stopped")
+		close(c.failed)
+	})
+}
+
+// Failed is closed when a component stopped while the cluster was running; Err then says which and why.
+func (c *Cluster) Failed() <-chan struct{} { return c.failed }
+
+// Err returns why the cluster failed (the component, how it ended, the end of its log), or nil.
+func (c *Cluster) Err() error {
+	select {
+	case <-c.failed:
+		return c.failErr
+	default:
+		return nil
+	}
+}
+
+// Kubeconfig returns the path of the administrator kubeconfig: Options.KubeconfigOut when set, else the one in
+// the state directory.
+func (c *Cluster) Kubeconfig() string {
+	if c.opts.KubeconfigOut != "" {
+		return c.opts.KubeconfigOut
+	}
+	return c.kubeconfigPath
+}
+
+// RESTConfig returns a client configuration for the administrator (a member of system:masters).
+func (c *Cluster) RESTConfig() *rest.Config { return rest.CopyConfig(c.cp.config) }
+
+// Ports returns the ports the components listen on.
+func (c *Cluster) Ports() Ports { return c.ports }
+
+// StateDir returns the absolute path of the state directory.
+func (c *Cluster) StateDir() string { return c.stateDir }
+
+// LogDir returns the directory of the components' logs.
+func (c *Cluster) LogDir() string { return c.logDir }
+
+// NodeNames returns the names of the fake nodes, in index order.
+func (c *Cluster) NodeNames() []string {
+	names := make([]string, c.opts.Nodes)
+	for i := range names {
+		names[i] = NodeName(i)
+	}
+	return names
+}
+
+// SampleBEPodPath returns the path of the sample BE pod manifest (SampleBEPod) in the state directory.
+func (c *Cluster) SampleBEPodPath() string { return filepath.Join(c.stateDir, SampleBEPodFile) }
+
+// Sim returns the simulated node agents, for their counters (Snapshot).
+func (c *Cluster) Sim() *sim.Cluster { return c.sim }
+
+// Stop stops everything Start started, in reverse order: the simulated agents, KWOK, koord-scheduler,
+// koord-manager, kube-apiserver and etcd (SIGTERM to each process group, SIGKILL after a grace period); then it
+// removes the run directory, the kubeconfigs and the pid file, and with Options.Clean the logs. Call it once
+// Start has returned; later calls return the first call's result.
+func (c *Cluster) Stop() error {
+	c.stopOnce.Do(func() { c.stopErr = c.stop() })
+	return c.stopErr
+}
+
+func (c *Cluster) stop() error {
+	c.stopping.Store(true)
+	c.cancel()
+	c.wg.Wait()
+	var errs []error
+	for i := len(c.procs) - 1; i >= 0; i-- {
+		if err := c.procs[i].stop(c.clock, stopGrace); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.cp != nil {
+		if err := c.cp.stop(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	// The state directory is ours to clean only when this cluster took it: a Start refused because another
+	// cluster runs from the same directory must leave that one alone.
+	if c.lock == nil {
+		return errors.Join(errs...)
+	}
+	errs = append(errs, c.cleanStateDir()...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	c.logger.Info("Stopped the local cluster", "stateDir", c.stateDir)
+	return nil
+}
+
+// cleanStateDir stops whatever still names the run directory, removes it, the kubeconfigs and the sample, lets
+// go of the pid file, and with Options.Clean removes the logs.
+func (c *Cluster) cleanStateDir() []error {
+	var errs []error
+	// Nothing should be left; a failure in envtest's bookkeeping could leave etcd or kube-apiserver.
+	if left := killProcessesNaming(c.clock, c.runDir+string(filepath.Separator), stopGrace); len(left) > 0 {
+		errs = append(errs, fmt.Errorf("stopped processes left behind: %v", left))
+	}
+	if err := os.RemoveAll(c.runDir); err != nil {
+		errs = append(errs, fmt.Errorf("remove %s: %w", c.runDir, err))
+	}
+	if c.kubeconfig != nil && c.opts.KubeconfigOut != "" {
+		if err := removeIfSame(c.opts.KubeconfigOut, c.kubeconfigPath); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, f := range []string{c.kubeconfigPath, c.SampleBEPodPath()} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove %s: %w", f, err))
+		}
+	}
+	if err := c.lock.release(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.opts.Clean {
+		if err := removeLogs(c.stateDir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// writeFile writes data to path with perm.
+func writeFile(path string, data []byte, perm os.FileMode) error {
+	if err := os.WriteFile(path, data, perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,202 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/koord-dev/koord/pkg/manager/webhook"
+)
+
+// componentStartTimeout bounds how long a component may take to become ready.
+const componentStartTimeout = 2 * time.Minute
+
+// managerArgs are koord-manager's flags in a local cluster: the administrator kubeconfig, webhooks registered
+// by URL on 127.0.0.1, no leader election, no metrics endpoint, probes on 127.0.0.1.
+func managerArgs(kubeconfig, certDir string, webhookPort, healthPort int, extra []string) []string {
+	return append([]string{
+		"--kubeconfig=" + kubeconfig,
+		"--webhook-host=127.0.0.1",
+		"--webhook-port=" + strconv.Itoa(webhookPort),
+		"--webhook-cert-dir=" + certDir,
+		"--leader-elect=false",
+		"--metrics-bind-address=0",
+		"--health-probe-bind-address=" + net.JoinHostPort("127.0.0.1", strconv.Itoa(healthPort)),
+	}, extra...)
+}
+
+// schedulerArgs are koord-scheduler's flags in a local cluster: its configuration, secure serving on
+// 127.0.0.1:port, and the administrator kubeconfig for delegated authentication and authorization.
+func schedulerArgs(config, kubeconfig, certDir string, port int) []string {
+	return []string{
+		"--config=" + config,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + certDir,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+	}
+}
+
+// SchedulerConfig returns the KubeSchedulerConfiguration data with clientConnection.kubeconfig set to
+// kubeconfig and leader election off, for a scheduler outside the cluster that is the only one.
+func SchedulerConfig(data []byte, kubeconfig string) ([]byte, error) {
+	var cfg map[string]any
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("decode scheduler configuration: %w", err)
+	}
+	if kind, _ := cfg["kind"].(string); kind != "KubeSchedulerConfiguration" {
+		return nil, fmt.Errorf("scheduler configuration: kind is %q, want KubeSchedulerConfiguration", kind)
+	}
+	if v, _ := cfg["apiVersion"].(string); v != "kubescheduler.config.k8s.io/v1" {
+		return nil, fmt.Errorf("scheduler configuration: apiVersion is %q, want kubescheduler.config.k8s.io/v1", v)
+	}
+	le, _ := cfg["leaderElection"].(map[string]any)
+	if le == nil {
+		le = map[string]any{}
+	}
+	le["leaderElect"] = false
+	cfg["leaderElection"] = le
+	cc, _ := cfg["clientConnection"].(map[string]any)
+	if cc == nil {
+		cc = map[string]any{}
+	}
+	cc["kubeconfig"] = kubeconfig
+	cfg["clientConnection"] = cc
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("encode scheduler configuration: %w", err)
+	}
+	return out, nil
+}
+
+// probe is a readiness check: nil when ready.
+type probe func(ctx context.Context) error
+
+// httpProbe checks that GET url answers 200. TLS certificates are not verified: the components serve
+// self-signed certificates on 127.0.0.1 and the probe only asks whether they answer.
+func httpProbe(url string) probe {
+	hc := &http.Client{
+		Timeout:   2 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // local health probe
+	}
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return err
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
+		}
+		return nil
+	}
+}
+
+// webhookConfigurationsProbe checks that koord-manager's webhook configurations exist.
+func webhookConfigurationsProbe(kube kubernetes.Interface) probe {
+	names := webhook.DefaultOptions()
+	return func(ctx context.Context) error {
+		if _, err := kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, names.MutatingConfigName, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("mutating webhook configuration %s: %w", names.MutatingConfigName, err)
+		}
+		if _, err := kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, names.ValidatingConfigName, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("validating webhook configuration %s: %w", names.ValidatingConfigName, err)
+		}
+		return nil
+	}
+}
+
+// waitReady polls the probes, in order, until all pass. It fails when p exits, when the cluster fails, or
+// after componentStartTimeout, with the last probe error and the end of p's log.
+func (c *Cluster) waitReady(ctx context.Context, p *process, probes ...probe) error {
+	ctx, cancel := context.WithTimeout(ctx, componentStartTimeout)
+	defer cancel()
+	var last error
+	for {
+		last = nil
+		for _, pr := range probes {
+			if last = pr(ctx); last != nil {
+				break
+			}
+		}
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-p.done:
+			return p.exitError()
+		case <-c.failed:
+			return c.Err()
+		case <-ctx.Done():
+			err := ctx.Err()
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = fmt.Errorf("not ready within %s", componentStartTimeout)
+			}
+			return fmt.Errorf("%s: %w (last check: %v); last lines of %s:\n%s", p.name, err, last, p.logPath, tail(p.logPath, tailLines))
+		case <-c.clock.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// startManager starts koord-manager and waits until it is ready and its webhooks are registered.
+func (c *Cluster) startManager(ctx context.Context, kube kubernetes.Interface) error {
+	args := managerArgs(c.kubeconfigPath, filepath.Join(c.runDir, "koord-manager"), c.ports.Webhook, c.ports.ManagerHealth, c.opts.ManagerArgs)
+	p, err := c.startProcess(ctx, "koord-manager", args)
+	if err != nil {
+		return err
+	}
+	ready := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(c.ports.ManagerHealth)) + "/readyz"
+	return c.waitReady(ctx, p, httpProbe(ready), webhookConfigurationsProbe(kube))
+}
+
+// startScheduler writes koord-scheduler's configuration, starts it and waits until /healthz answers.
+func (c *Cluster) startScheduler(ctx context.Context, base []byte) error {
+	data, err := SchedulerConfig(base, c.kubeconfigPath)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(c.runDir, "koord-scheduler.yaml")
+	if err := writeFile(path, data, 0o600); err != nil {
+		return err
+	}
+	args := schedulerArgs(path, c.kubeconfigPath, filepath.Join(c.runDir, "koord-scheduler"), c.ports.Scheduler)
+	p, err := c.startProcess(ctx, "koord-scheduler", args)
+	if err != nil {
+		return err
+	}
+	healthz := "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(c.ports.Scheduler)) + "/healthz"
+	return c.waitReady(ctx, p, httpProbe(healthz))
+}

@@ -1,0 +1,215 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Names in the kubeconfig.
+const (
+	kubeconfigCluster = "koord"
+	kubeconfigUser    = "koord-admin"
+	kubeconfigContext = "koord"
+)
+
+// Client limits of the administrator configuration: creating a thousand nodes should not wait on the client.
+const (
+	adminQPS   = 500
+	adminBurst = 1000
+)
+
+// controlPlane is etcd and kube-apiserver, started through envtest's control plane (which provisions the
+// serving certificates and client-certificate users), with their output in the log directory.
+type controlPlane struct {
+	cp   *envtest.ControlPlane
+	logs []*os.File
+	// config reaches the apiserver as a member of system:masters.
+	config *rest.Config
+	// kubeconfig is config as a kubeconfig file.
+	kubeconfig []byte
+}
+
+// startControlPlane starts etcd on etcdPort and kube-apiserver on apiserverPort, both on 127.0.0.1, with their
+// data under runDir, and provisions the administrator user.
+func startControlPlane(ctx context.Context, binDir, runDir, logDir string, etcdPort, apiserverPort int) (_ *controlPlane, retErr error) {
+	c := &controlPlane{}
+	defer func() {
+		if retErr != nil {
+			retErr = errors.Join(retErr, c.stop())
+		}
+	}()
+	etcdLog, err := os.OpenFile(filepath.Join(logDir, "etcd.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open etcd log: %w", err)
+	}
+	c.logs = append(c.logs, etcdLog)
+	apiLog, err := os.OpenFile(filepath.Join(logDir, "kube-apiserver.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open kube-apiserver log: %w", err)
+	}
+	c.logs = append(c.logs, apiLog)
+
+	etcdData := filepath.Join(runDir, "etcd")
+	certDir := filepath.Join(runDir, "kube-apiserver")
+	for _, d := range []string{etcdData, certDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return nil, fmt.Errorf("create control-plane directory: %w", err)
+		}
+	}
+	etcd := &envtest.Etcd{
+		Path:         filepath.Join(binDir, "etcd"),
+		DataDir:      etcdData,
+		URL:          &url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(etcdPort)},
+		StartTimeout: time.Minute,
+		StopTimeout:  stopGrace,
+		Out:          etcdLog,
+		Err:          etcdLog,
+	}
+	// A throwaway local cluster does not need its writes on disk before they are acknowledged.
+	etcd.Configure().Set("unsafe-no-fsync", "true")
+	apiserver := &envtest.APIServer{
+		Path:          filepath.Join(binDir, "kube-apiserver"),
+		CertDir:       certDir,
+		SecureServing: envtest.SecureServing{ListenAddr: envtest.ListenAddr{Address: "127.0.0.1", Port: strconv.Itoa(apiserverPort)}},
+		StartTimeout:  2 * time.Minute,
+		StopTimeout:   stopGrace,
+		Out:           apiLog,
+		Err:           apiLog,
+	}
+	// Without kube-controller-manager nothing would remove the not-ready taint TaintNodesByCondition puts on
+	// new nodes, and nothing creates the default ServiceAccount that the ServiceAccount plugin wants a pod to
+	// have (envtest turns that one off too).
+	apiserver.Configure().Set("disable-admission-plugins", "ServiceAccount", "TaintNodesByCondition")
+	c.cp = &envtest.ControlPlane{Etcd: etcd, APIServer: apiserver}
+	if err := c.cp.Start(); err != nil {
+		return nil, fmt.Errorf("start etcd and kube-apiserver (logs in %s): %w", logDir, err)
+	}
+	admin, err := c.cp.AddUser(envtest.User{Name: kubeconfigUser, Groups: []string{"system:masters"}},
+		&rest.Config{QPS: adminQPS, Burst: adminBurst})
+	if err != nil {
+		return nil, fmt.Errorf("provision the administrator: %w", err)
+	}
+	c.config = admin.Config()
+	if c.kubeconfig, err = kubeconfigFor(c.config); err != nil {
+		return nil, err
+	}
+	if err := waitForDefaultNamespace(ctx, c.config); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// stop stops kube-apiserver, then etcd, and closes their logs.
+func (c *controlPlane) stop() error {
+	var errs []error
+	if c.cp != nil {
+		if err := c.cp.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("stop etcd and kube-apiserver: %w", err))
+		}
+		c.cp = nil
+	}
+	for _, f := range c.logs {
+		_ = f.Close()
+	}
+	c.logs = nil
+	return errors.Join(errs...)
+}
+
+// kubeconfigFor returns a kubeconfig file with one cluster (server and CA data), one user (client certificate
+// and key) and one context, the current one. kubectl of any version since 1.20 reads it.
+func kubeconfigFor(cfg *rest.Config) ([]byte, error) {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters[kubeconfigCluster] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos[kubeconfigUser] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData}
+	kc.Contexts[kubeconfigContext] = &clientcmdapi.Context{Cluster: kubeconfigCluster, AuthInfo: kubeconfigUser}
+	kc.CurrentContext = kubeconfigContext
+	data, err := clientcmd.Write(*kc)
+	if err != nil {
+		return nil, fmt.Errorf("write kubeconfig: %w", err)
+	}
+	return data, nil
+}
+
+// waitForDefaultNamespace waits until the apiserver has created the default namespace, its sign that it
+// serves requests.
+func waitForDefaultNamespace(ctx context.Context, cfg *rest.Config) error {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("kubernetes client: %w", err)
+	}
+	var last error
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, last = kube.CoreV1().Namespaces().Get(ctx, corev1.NamespaceDefault, metav1.GetOptions{})
+		return last == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for the default namespace: %w", errors.Join(err, last))
+	}
+	return nil
+}
+
+// watchAPIServer polls /readyz every interval until ctx ends and calls fail once when it has failed
+// failures times in a row: etcd or kube-apiserver has stopped.
+func watchAPIServer(ctx context.Context, clk clock.WithTicker, cfg *rest.Config, interval time.Duration, failures int, fail func(error)) {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		fail(fmt.Errorf("kubernetes client: %w", err))
+		return
+	}
+	t := clk.NewTicker(interval)
+	defer t.Stop()
+	bad := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+		}
+		rctx, cancel := context.WithTimeout(ctx, interval)
+		_, err := kube.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(rctx)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			bad = 0
+			continue
+		}
+		if bad++; bad >= failures {
+			fail(fmt.Errorf("kube-apiserver stopped answering /readyz: %w", err))
+			return
+		}
+	}
+}
