@@ -86,7 +86,21 @@ fuzz: ## Run every fuzz target for FUZZ_TIME each.
 
 .PHONY: bench
 bench: bin ## Run the Go benchmarks.
-	$(GO) test -run='^$$' -bench=. -benchmem $(BENCH_FLAGS) ./...
+	$(GO) test -run='^$$' -bench=. -benchmem -timeout=60m $(BENCH_FLAGS) ./...
+
+.PHONY: bench-scheduler
+bench-scheduler: bin ## Compare koord-scheduler's throughput with upstream kube-scheduler (1000 nodes, 5000 pods, 3 runs).
+	$(GO) test -run='^$$' -bench=BenchmarkSchedulerThroughput -benchtime=1x -timeout=60m ./test/perf/scheduler/ -args -nodes=1000 -pods=5000 -runs=3
+
+##@ Local cluster
+
+.PHONY: up
+up: bin build ## Run a local cluster in the foreground (bin/koordctl up); UP_FLAGS='--nodes 100' passes flags.
+	$(BIN)/koordctl up $(UP_FLAGS)
+
+.PHONY: down
+down: ## Stop the local cluster that `make up` runs.
+	$(BIN)/koordctl down
 
 .PHONY: clean
 clean: ## Remove build outputs.
