@@ -59,6 +59,8 @@ var (
 	runs      = flag.Int("runs", 1, "measurements of each scheduler; the order alternates from one run to the next")
 	timeout   = flag.Duration("bind-timeout", 10*time.Minute, "how long a scheduler may take to bind all pods")
 	only      = flag.String("only", "", "measure only this scheduler (koord or upstream), e.g. to profile it")
+	// The counters are cumulative over the process: use with -only and -runs=1 to read one scheduler's.
+	showCounters = flag.Bool("counters", false, "log kube-scheduler's scheduling attempt and opportunistic batching counters after each run")
 )
 
 var env *testenv.Environment
@@ -173,6 +175,13 @@ func BenchmarkSchedulerThroughput(b *testing.B) {
 						c.name, m.podsPerSecond(m.total), m.total.Round(time.Millisecond), m.podsPerSecond(m.steady), m.cpuPerPod())
 				}
 				b.Log(line)
+				if *showCounters {
+					counters, err := schedulerCounters()
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.Log(counters)
+				}
 				run++
 			}
 		}
