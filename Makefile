@@ -63,7 +63,7 @@ verify: ## Fail when generated files are stale, code is not gofmt-ed, or go vet 
 ##@ Test
 
 .PHONY: test
-test: bin ## Run all tests: unit, fuzz seed corpora, and integration against a real control plane.
+test: bin build ## Run all tests: unit, fuzz seed corpora, integration and end-to-end against a real control plane.
 	$(GO) test $(GOFLAGS) $(TEST_FLAGS) ./...
 
 .PHONY: test-unit
@@ -71,7 +71,7 @@ test-unit: ## Run tests that need no control plane.
 	$(GO) test $(GOFLAGS) $(TEST_FLAGS) $$($(GO) list ./... | grep -v /test/)
 
 .PHONY: test-integration
-test-integration: bin ## Run the integration tests only.
+test-integration: bin build ## Run the integration and end-to-end tests only.
 	$(GO) test $(GOFLAGS) $(TEST_FLAGS) ./test/...
 
 .PHONY: fuzz

@@ -1,0 +1,257 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/koord-dev/koord/apis/configuration"
+	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
+	"github.com/koord-dev/koord/pkg/koordctl/cluster"
+	"github.com/koord-dev/koord/pkg/koordctl/preflight"
+)
+
+// The loop's timing in the test cluster. Simulated time runs at real speed, so NodeMetric update times compare
+// with the wall clock as koord-manager and koord-scheduler compare them.
+const (
+	// nodes is how many fake nodes the cluster has.
+	nodes = 3
+	// reportInterval is metricReportIntervalSeconds: how often the agents report.
+	reportInterval = 5 * time.Second
+	// aggregateDuration is metricAggregateDurationSeconds: the window nodeUsage and podsMetric average over.
+	// The shipped 300 s would spread a pod's usage over five minutes; 10 s lets a node turn hot in seconds.
+	aggregateDuration = 10 * time.Second
+	// degradeTime is degradeTimeMinutes, at its minimum.
+	degradeTime = time.Minute
+	// startTimeout bounds the cluster's start.
+	startTimeout = 3 * time.Minute
+)
+
+// env is the running cluster the tests share.
+var env struct {
+	c     *cluster.Cluster
+	kube  kubernetes.Interface
+	koord versioned.Interface
+	// strategy is the cluster-wide colocation strategy in force, defaults filled in.
+	strategy configuration.ColocationStrategy
+}
+
+// TestMain starts one local cluster for every test of the package and stops it when they are done.
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+// run starts the cluster, runs the tests and stops the cluster, keeping the components' logs when a test failed.
+func run(m *testing.M) int {
+	ctx := context.Background()
+	tmp, err := os.MkdirTemp("", "koord-e2e-cluster-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "create a temporary directory: %v\n", err)
+		return 1
+	}
+	code := 1
+	defer func() {
+		if code == 0 {
+			_ = os.RemoveAll(tmp)
+			return
+		}
+		fmt.Fprintf(os.Stderr, "the components' logs are kept in %s\n", filepath.Join(tmp, "state", cluster.LogDir))
+	}()
+
+	binDir, err := prepareBinaries(ctx, tmp)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "binaries: %v\n", err)
+		return 1
+	}
+	opts := cluster.DefaultOptions()
+	opts.BinDir = binDir
+	opts.StateDir = filepath.Join(tmp, "state")
+	opts.KubeconfigOut = ""
+	opts.Nodes = nodes
+	opts.Speed = 1
+	opts.ReportInterval = reportInterval
+	opts.DegradeTime = degradeTime
+
+	startCtx, cancel := context.WithTimeout(ctx, startTimeout)
+	c, err := cluster.Start(startCtx, opts, nil)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "start the local cluster: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if err := c.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stop the local cluster: %v\n", err)
+			code = 1
+		}
+	}()
+	env.c = c
+	env.kube = kubernetes.NewForConfigOrDie(c.RESTConfig())
+	env.koord = versioned.NewForConfigOrDie(c.RESTConfig())
+
+	if err := shortenAggregation(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "shorten the aggregation window: %v\n", err)
+		return 1
+	}
+	code = m.Run()
+	if err := c.Err(); err != nil {
+		fmt.Fprintf(os.Stderr, "the local cluster failed while the tests ran: %v\n", err)
+		code = 1
+	}
+	return code
+}
+
+// prepareBinaries returns a directory with every binary the cluster runs: etcd, kube-apiserver and kwok from
+// $KOORD_BIN_DIR or the repository's bin/, and koord-manager and koord-scheduler from there too when present,
+// else built into tmp.
+func prepareBinaries(ctx context.Context, tmp string) (string, error) {
+	src := os.Getenv(cluster.BinDirEnv)
+	if src == "" {
+		root, err := repoRoot()
+		if err != nil {
+			return "", err
+		}
+		src = filepath.Join(root, cluster.DefaultBinDir)
+	}
+	if err := preflight.CheckBinaries(src, preflight.ControlPlaneBinaries); err != nil {
+		return "", err
+	}
+	if preflight.CheckBinaries(src, preflight.KoordBinaries) == nil {
+		return src, nil
+	}
+	dir := filepath.Join(tmp, "bin")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	for _, b := range preflight.ControlPlaneBinaries {
+		if err := os.Symlink(filepath.Join(src, b.Name), filepath.Join(dir, b.Name)); err != nil {
+			return "", fmt.Errorf("link %s: %w", b.Name, err)
+		}
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	build := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator), "./cmd/koord-manager", "./cmd/koord-scheduler")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build koord-manager and koord-scheduler: %w\n%s", err, out)
+	}
+	return dir, nil
+}
+
+// repoRoot walks up from the working directory to go.mod.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// shortenAggregation sets metricAggregateDurationSeconds of the installed slo-controller-config to
+// aggregateDuration, records the strategy in force in env.strategy, and waits until every node's NodeMetric
+// spec carries the new window and the report interval.
+func shortenAggregation(ctx context.Context) error {
+	cms := env.kube.CoreV1().ConfigMaps(configuration.ConfigNamespace)
+	cm, err := cms.Get(ctx, configuration.SLOCtrlConfigMap, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("get the slo-controller-config: %w", err)
+	}
+	cfg, err := configuration.ParseColocationCfg(cm.Data[configuration.ColocationConfigKey])
+	if err != nil {
+		return fmt.Errorf("parse %s: %w", configuration.ColocationConfigKey, err)
+	}
+	cfg.MetricAggregateDurationSeconds = ptr.To(int64(aggregateDuration / time.Second))
+	data, err := json.Marshal(cfg)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", configuration.ColocationConfigKey, err)
+	}
+	cm.Data[configuration.ColocationConfigKey] = string(data)
+	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("update the slo-controller-config: %w", err)
+	}
+	env.strategy = withDefaults(cfg.ColocationStrategy)
+
+	var pending []string
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := env.koord.SloV1alpha1().NodeMetrics().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		pending = env.c.NodeNames()
+		for _, nm := range list.Items {
+			p := nm.Spec.CollectPolicy
+			if p != nil && ptr.Deref(p.AggregateDurationSeconds, 0) == int64(aggregateDuration/time.Second) &&
+				ptr.Deref(p.ReportIntervalSeconds, 0) == int64(reportInterval/time.Second) {
+				pending = slices.DeleteFunc(pending, func(n string) bool { return n == nm.Name })
+			}
+		}
+		return len(pending) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("NodeMetrics of %v lack the collect policy (aggregate %s, report %s): %w", pending, aggregateDuration, reportInterval, err)
+	}
+	return nil
+}
+
+// withDefaults fills the unset fields of s that the tests read from configuration.DefaultColocationStrategy.
+func withDefaults(s configuration.ColocationStrategy) configuration.ColocationStrategy {
+	d := configuration.DefaultColocationStrategy()
+	for _, f := range []struct{ v, def **int64 }{
+		{&s.CPUReclaimThresholdPercent, &d.CPUReclaimThresholdPercent},
+		{&s.MemoryReclaimThresholdPercent, &d.MemoryReclaimThresholdPercent},
+		{&s.DegradeTimeMinutes, &d.DegradeTimeMinutes},
+	} {
+		if *f.v == nil {
+			*f.v = *f.def
+		}
+	}
+	if s.ResourceDiffThreshold == nil {
+		s.ResourceDiffThreshold = d.ResourceDiffThreshold
+	}
+	if s.CPUCalculatePolicy == nil {
+		s.CPUCalculatePolicy = d.CPUCalculatePolicy
+	}
+	if s.MemoryCalculatePolicy == nil {
+		s.MemoryCalculatePolicy = d.MemoryCalculatePolicy
+	}
+	return s
+}
