@@ -230,17 +230,20 @@ func TestClusterReportsNodeMetrics(t *testing.T) {
 	reportedAt := day.Add(6 * time.Second)
 	s := c.waitFor(t, "the first reports", allNodes(3, func(n NodeSnapshot) bool { return n.Reports == 1 }))
 
+	// The usage is simulated time's, the stamp is the real clock's: koord-manager and the scheduler judge the
+	// age of a report by the wall clock.
+	stampedAt := realStart.Add(6 * time.Second)
 	want := map[string]slov1alpha1.NodeMetricStatus{
 		// 1 + 1 + 5% of 4 cores; 7Gi + 3.5Gi + 1Gi.
-		"n1": constantStatus(reportedAt, usage("2200m", "11776Mi"), usage("200m", "1Gi"), []slov1alpha1.PodMetricInfo{
+		"n1": constantStatus(stampedAt, usage("2200m", "11776Mi"), usage("200m", "1Gi"), []slov1alpha1.PodMetricInfo{
 			podMetric(be1, usage("1", "3584Mi")), podMetric(ls1, usage("1", "7Gi")),
 		}),
 		// 1.5 + 0.5 + 0.4 cores; 3Gi + 3.5Gi + 1Gi.
-		"n2": constantStatus(reportedAt, usage("2400m", "7680Mi"), usage("400m", "1Gi"), []slov1alpha1.PodMetricInfo{
+		"n2": constantStatus(stampedAt, usage("2400m", "7680Mi"), usage("400m", "1Gi"), []slov1alpha1.PodMetricInfo{
 			podMetric(bad, usage("500m", "3584Mi")), podMetric(web, usage("1500m", "3Gi")),
 		}),
 		// 4 + 2 + 0.5 cores; 6Gi + 4Gi + 1Gi.
-		"n3": constantStatus(reportedAt, usage("6500m", "11Gi"), usage("500m", "1Gi"), []slov1alpha1.PodMetricInfo{
+		"n3": constantStatus(stampedAt, usage("6500m", "11Gi"), usage("500m", "1Gi"), []slov1alpha1.PodMetricInfo{
 			podMetric(be3, usage("2", "4Gi")), podMetric(ls3, usage("4", "6Gi")),
 		}),
 	}

@@ -71,9 +71,10 @@ limitations under the License.
 //
 // Clock is simulated time: a start and a Speed (1 is real time, 60 a simulated minute per second) over a base
 // clock, implementing k8s.io/utils/clock's interfaces, so the reporter, the evictor and the eviction strategy
-// all run on it. NodeMetric updateTime is simulated time: at a speed other than 1 it runs ahead of the wall
-// clock, so the components that compare it with their own clock (koord-manager's degradeTimeMinutes, the
-// load-aware scheduler's nodeMetricExpirationSeconds) must then be configured with that in mind.
+// all run on it. NodeMetric updateTime is the base (wall) clock's time of the report, not simulated time, so
+// the components that judge a report's age with their own clock (koord-manager's degradeTimeMinutes, the
+// load-aware scheduler's nodeMetricExpirationSeconds) see a fresh report at any speed; the aggregation windows
+// of a report are in simulated time.
 //
 // # Statistics without samples
 //

@@ -148,7 +148,8 @@ func (c *Cluster) newNode(name string, now time.Time) *simNode {
 	}
 	// Moments are counted from when the node is first seen, not over the pretended history.
 	n.counted = now.UnixNano() - 1
-	n.report = reporter.New(c.koord, name, n.src, n.view, reporter.WithClock(c.clock), reporter.WithWarmUp(0))
+	n.report = reporter.New(c.koord, name, n.src, n.view, reporter.WithClock(c.clock), reporter.WithWarmUp(0),
+		reporter.WithStampClock(c.clock.base))
 	recorder := c.recorder(name)
 	n.annotations = qosmanager.NewAnnotationReporter(recorder)
 	if c.opts.Features.BEMemoryEvict {

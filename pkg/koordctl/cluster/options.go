@@ -90,7 +90,8 @@ type Options struct {
 	APIServerPort, EtcdPort, WebhookPort, ManagerHealthPort, SchedulerPort int
 
 	// Speed is how fast simulated time runs for the node agents: 1 is real time, 60 a simulated minute per
-	// second. Usage profiles and NodeMetric update times follow simulated time.
+	// second. Usage profiles and the aggregation windows of reports follow simulated time; NodeMetric update
+	// times are wall-clock times.
 	Speed float64
 	// ReportInterval is metricReportIntervalSeconds in the slo-controller-config: how often, in simulated time,
 	// the node agents report NodeMetrics.

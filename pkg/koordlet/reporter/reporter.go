@@ -69,6 +69,14 @@ func WithClock(c clock.Clock) Option {
 	return func(r *Reporter) { r.clock = c }
 }
 
+// WithStampClock sets the clock whose time is written to status.updateTime; by default it is the reporter's
+// clock. A simulated node whose usage runs on compressed time (pkg/sim) stamps its reports with the real clock,
+// so that the readers judging staleness (koord-manager's degrade rule, the scheduler's expiry) compare like with
+// like; the aggregation windows stay on the reporter's clock.
+func WithStampClock(c clock.PassiveClock) Option {
+	return func(r *Reporter) { r.stamp = c }
+}
+
 // WithWarmUp sets how long Run waits before its first report (DefaultWarmUp by default; zero reports at once).
 func WithWarmUp(d time.Duration) Option {
 	return func(r *Reporter) { r.warmUp = d }
@@ -81,6 +89,7 @@ type Reporter struct {
 	src      Source
 	in       Inputs
 	clock    clock.Clock
+	stamp    clock.PassiveClock
 	warmUp   time.Duration
 
 	mu    sync.Mutex
@@ -142,6 +151,9 @@ func (r *Reporter) Report(ctx context.Context) error {
 	}
 	r.noteMemoryPolicy(logger, nm.Spec)
 	status := r.Build(nm.Spec, r.in.Pods(), r.clock.Now())
+	if r.stamp != nil {
+		status.UpdateTime = &metav1.Time{Time: r.stamp.Now()}
+	}
 
 	obj := nm.DeepCopy()
 	attempt := 0

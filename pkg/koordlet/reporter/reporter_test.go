@@ -177,6 +177,28 @@ type errString string
 
 func (e errString) Error() string { return string(e) }
 
+func TestReportStampsWithTheStampClock(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	client := koordfake.NewSimpleClientset(nodeMetric(slov1alpha1.NodeMetricSpec{}))
+	in := &fakeInputs{pods: []*corev1.Pod{lsPodB, bePodA}, nm: nodeMetric(slov1alpha1.NodeMetricSpec{})}
+	// Usage windows end at now (the reporter's clock, e.g. simulated time); the stamp is the other clock's time.
+	stamp := now.Add(-90 * time.Minute)
+	r := New(client, nodeName, standardSource(), in, WithClock(clocktesting.NewFakeClock(now)),
+		WithStampClock(clocktesting.NewFakeClock(stamp)))
+	if err := r.Report(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := client.SloV1alpha1().NodeMetrics().Get(ctx, nodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := defaultStatus()
+	want.UpdateTime = &metav1.Time{Time: stamp}
+	if diff := cmp.Diff(want, stored.Status); diff != "" {
+		t.Errorf("stored status (-want,+got):\n%s", diff)
+	}
+}
+
 func TestReportNotesMemoryFallbackOnce(t *testing.T) {
 	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
 	logs := logger.GetSink().(ktesting.Underlier).GetBuffer()
