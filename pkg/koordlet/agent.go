@@ -142,7 +142,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 	a.collect = collector.New(a.cgroups, opts.ProcRoot, a.cache, a.informer)
 	a.report = reporter.New(koord, opts.NodeName, a.cache, a.informer, reporter.WithWarmUp(opts.ReportWarmup))
 
-	strategies, err := a.strategies(gates, kube, recorder)
+	strategies, err := a.strategies(gates, recorder)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func detectLayout(opts Options) (cgroup.Layout, error) {
 
 // strategies builds the QoS strategies whose gates are on, in the order they run each round: per-class settings
 // first, then suppression and burst, then evictions.
-func (a *Agent) strategies(gates features.Koordlet, kube kubernetes.Interface, recorder record.EventRecorder) ([]qosmanager.Strategy, error) {
+func (a *Agent) strategies(gates features.Koordlet, recorder record.EventRecorder) ([]qosmanager.Strategy, error) {
 	var out []qosmanager.Strategy
 	annotations := qosmanager.NewAnnotationReporter(recorder)
 	if gates.CgroupReconcile && (gates.BatchResource || gates.CPUSetAllocator) {
@@ -189,20 +189,20 @@ func (a *Agent) strategies(gates features.Koordlet, kube kubernetes.Interface, r
 		out = append(out, cpusuppress.New(a.cgroups, cpusuppress.WithMetrics(m)))
 	}
 	if gates.CPUBurst {
-		out = append(out, cpuburst.New(a.cgroups, cpuburst.WithRecorder(recorder), cpuburst.WithAnnotationReporter(annotations)))
+		out = append(out, cpuburst.New(a.cgroups, cpuburst.WithAnnotationReporter(annotations)))
 	}
 	if gates.BEMemoryEvict || gates.BECPUEvict {
 		m := evictor.NewMetrics()
 		if err := m.Register(a.registry); err != nil {
 			return nil, fmt.Errorf("register evictor metrics: %w", err)
 		}
-		ev := evictor.New(kube, recorder, evictor.WithMetrics(m))
+		ev := evictor.New(a.kube, recorder, evictor.WithMetrics(m))
 		if gates.BEMemoryEvict {
-			out = append(out, memoryevict.New(ev, memoryevict.WithRecorder(recorder), memoryevict.WithAnnotationReporter(annotations)))
+			out = append(out, memoryevict.New(ev, memoryevict.WithAnnotationReporter(annotations)))
 		}
 		if gates.BECPUEvict {
 			out = append(out, cpuevict.New(a.cgroups, ev, cpuevict.WithInterval(a.opts.QoSInterval),
-				cpuevict.WithRecorder(recorder), cpuevict.WithAnnotationReporter(annotations)))
+				cpuevict.WithAnnotationReporter(annotations)))
 		}
 	}
 	return out, nil

@@ -32,6 +32,7 @@ package testenv
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -194,6 +195,21 @@ func Main(m *testing.M, env **Environment) {
 	if isReaper() {
 		runReaper()
 		return
+	}
+	os.Exit(run(m, env))
+}
+
+// MainForBenchmarks is Main for packages that hold only benchmarks: the control plane starts only when the run
+// asks for benchmarks (-test.bench), so `go test ./...` does not pay for an apiserver there. Call it from
+// TestMain.
+func MainForBenchmarks(m *testing.M, env **Environment) {
+	if isReaper() {
+		runReaper()
+		return
+	}
+	flag.Parse()
+	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
+		os.Exit(m.Run())
 	}
 	os.Exit(run(m, env))
 }

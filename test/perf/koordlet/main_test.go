@@ -17,8 +17,6 @@ limitations under the License.
 package koordlet_test
 
 import (
-	"flag"
-	"os"
 	"testing"
 
 	"github.com/koord-dev/koord/test/testenv"
@@ -26,13 +24,7 @@ import (
 
 var env *testenv.Environment
 
-// TestMain starts the control plane only for a benchmark run: `go test ./...` runs no benchmark in this
-// package and should not pay for an apiserver. The testenv reaper is this binary re-executed without any
-// argument, whereas `go test` always passes -test.* flags, so a run without arguments goes to testenv.Main too.
+// TestMain starts the control plane only for a benchmark run: `go test ./...` runs no benchmark here.
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if len(os.Args) > 1 && flag.Lookup("test.bench").Value.String() == "" {
-		os.Exit(m.Run())
-	}
-	testenv.Main(m, &env)
+	testenv.MainForBenchmarks(m, &env)
 }

@@ -65,8 +65,9 @@ var (
 
 var env *testenv.Environment
 
+// TestMain starts the control plane only for a benchmark run: `go test ./...` runs no benchmark here.
 func TestMain(m *testing.M) {
-	testenv.Main(m, &env)
+	testenv.MainForBenchmarks(m, &env)
 }
 
 // clientQPS is the client rate limit of the schedulers and of the harness, as high as scheduler_perf's.
