@@ -24,8 +24,9 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 )
 
-// schedulerCounters returns kube-scheduler's scheduling attempt and opportunistic batching counters, one
-// "name{labels} value" a line. They tell, e.g., whether pods were scheduled from a batch's cached results.
+// schedulerCounters returns kube-scheduler's scheduling attempt, plugin evaluation and opportunistic batching
+// counters, one "name{labels} value" a line. They tell, e.g., whether pods were scheduled from a batch's cached
+// results, and how many nodes each plugin's Filter and Score looked at.
 func schedulerCounters() (string, error) {
 	families, err := legacyregistry.DefaultGatherer.Gather()
 	if err != nil {
@@ -35,7 +36,7 @@ func schedulerCounters() (string, error) {
 	b.WriteString("kube-scheduler counters:\n")
 	for _, f := range families {
 		name := f.GetName()
-		if f.GetType() != dto.MetricType_COUNTER || !strings.HasPrefix(name, "scheduler_batch_") && name != "scheduler_schedule_attempts_total" {
+		if f.GetType() != dto.MetricType_COUNTER || !strings.HasPrefix(name, "scheduler_batch_") && name != "scheduler_schedule_attempts_total" && name != "scheduler_plugin_evaluation_total" {
 			continue
 		}
 		for _, m := range f.GetMetric() {

@@ -49,40 +49,41 @@ func (p *Plugin) Filter(ctx context.Context, cycle fwk.CycleState, pod *corev1.P
 	if ps.DaemonSet {
 		return nil
 	}
-	n := p.nodes.Get(node.Name)
+	n := p.nodes.ForObject(node)
 	if n == nil {
 		return nil
 	}
-	view := n.View()
-	if view == nil {
+	now := ps.now
+	sum := p.summaryOf(ctx, n, node, nodeInfo, now)
+	if sum == nil {
 		return nil
 	}
-	now := ps.now
-	if p.expired(view, now) {
+	if sum.expired(now) {
 		if p.args.FilterExpiredNodeMetrics && !p.args.EnableScheduleWhenNodeMetricsExpired {
-			return fwk.NewStatus(fwk.Unschedulable, p.expiredReason(view, now))
+			return fwk.NewStatus(fwk.Unschedulable, p.expiredReason(sum.view(), now))
 		}
 		return nil
 	}
-	if !view.HasUsage {
+	if !sum.hasUsage {
 		return nil
 	}
 
-	th := p.thresholdsFor(ctx, n, node)
+	th := sum.thresholds
 	var buf [2 * maxInlineResources]int64
-	used, allocatable := p.vectors(&buf)
+	used, _ := p.vectors(&buf)
 	var (
 		thresholds []int64
-		base       = latestUsage
 		what       = "%s usage"
 	)
 	switch {
 	case th.prod != nil && ps.Prod:
-		thresholds, base, what = th.prod, prodUsage, "prod %s usage"
+		thresholds, what = th.prod, "prod %s usage"
+		p.addEstimatedUsage(used, n, sum, prodUsage, ps, now)
 	case th.aggregated != nil:
 		a := th.aggregated
 		thresholds = a.usage
-		if u, ok := view.Aggregate(a.typ, a.window); ok {
+		base := latestUsage
+		if u, ok := sum.view().Aggregate(a.typ, a.window); ok {
 			used.Add(u)
 			base, what = aggregatedUsage, "%s "+string(a.typ)+" usage"
 			if a.window > 0 {
@@ -90,11 +91,12 @@ func (p *Plugin) Filter(ctx context.Context, cycle fwk.CycleState, pod *corev1.P
 			}
 		}
 		// Otherwise statistics have not started yet (they need enough samples): the latest usage stands in.
+		p.addEstimatedUsage(used, n, sum, base, ps, now)
 	default:
 		thresholds = th.usage
+		p.addEstimatedUsage(used, n, sum, latestUsage, ps, now)
 	}
-	p.addEstimatedUsage(used, n, view, base, ps, now)
-	p.allocatable(nodeInfo, allocatable)
+	allocatable := sum.allocatable(len(p.resources))
 
 	var reasons []string
 	for i, name := range p.resources {

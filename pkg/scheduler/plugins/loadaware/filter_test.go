@@ -27,6 +27,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
@@ -329,6 +330,83 @@ func TestFilterFollowsNodeAnnotation(t *testing.T) {
 		}
 		if got := f.filter(p, n.Obj()).IsSuccess(); got != tc.wantOK {
 			t.Errorf("step %d, annotation %q: Filter success = %v, want %v", i, tc.annotation, got, tc.wantOK)
+		}
+	}
+}
+
+// TestFilterFollowsNodeState: Filter and Score keep a summary of each node between cycles; on the same node
+// object they follow every change of what it summarizes: an estimation window running out, reservations,
+// a new NodeMetric and its expiry.
+func TestFilterFollowsNodeState(t *testing.T) {
+	args := argsWith(t, func(a *configv1.LoadAwareSchedulingArgs) {
+		a.EstimatedSecondsAfterPodScheduled = ptr.To[int64](400)
+		// The score is the share of free cpu.
+		a.ResourceWeights = map[corev1.ResourceName]int64{corev1.ResourceCPU: 1}
+	})
+	reported := withPods(metric("n1", 10*time.Second, rl("cpu", "4", "memory", "1Gi")), podUsage("assigned", extension.PriorityProd, rl("cpu", "300m")))
+	// Assigned 5 minutes ago and estimated for 400 s: it adds 850m - 300m for 100 s more.
+	f := newFixture(t, args, []*slov1alpha1.NodeMetric{reported}, []*corev1.Pod{bound(pod("assigned", rl("cpu", "1")), "n1", now.Add(-5*time.Minute))})
+	ni := nodeInfo(node("n1").Obj())
+	p := pod("incoming", rl("cpu", "1"))
+	type result struct {
+		Filter status
+		Score  int64
+	}
+	run := func() result {
+		cycle := framework.NewCycleState()
+		r := result{Filter: summarize(f.plugin.Filter(f.ctx, cycle, p, ni))}
+		score, s := f.plugin.Score(f.ctx, cycle, p, ni)
+		if !s.IsSuccess() {
+			t.Fatalf("Score = %v", s)
+		}
+		r.Score = score
+		return r
+	}
+	steps := []struct {
+		name string
+		do   func()
+		want result
+	}{{
+		name: "estimated assigned pod",
+		do:   func() {},
+		// 4000m + 550m + 850m = 5400m: 54%; free 46%.
+		want: result{Filter: status{Code: fwk.Success}, Score: 46},
+	}, {
+		name: "estimation over",
+		do:   func() { f.clock.Step(100 * time.Second) },
+		// 4000m + 850m = 4850m: 49%; free 51%.
+		want: result{Filter: status{Code: fwk.Success}, Score: 51},
+	}, {
+		name: "two reservations",
+		do: func() {
+			f.reserve(t, pod("r1", rl("cpu", "1")), "n1")
+			f.reserve(t, pod("r2", rl("cpu", "1")), "n1")
+		},
+		// 4850m + 2 × 850m = 6550m: 66%; free 34%.
+		want: result{Filter: status{Code: fwk.Unschedulable, Reasons: []string{"node cpu usage 66% > threshold 65%"}}, Score: 34},
+	}, {
+		name: "new report covering every pod",
+		do: func() {
+			nm := withPods(metric("n1", 0, rl("cpu", "2", "memory", "1Gi")),
+				podUsage("assigned", extension.PriorityProd, rl("cpu", "300m")),
+				podUsage("r1", extension.PriorityProd, rl("cpu", "1")), podUsage("r2", extension.PriorityProd, rl("cpu", "1")))
+			nm.ResourceVersion = "2"
+			nm.Status.UpdateTime = &metav1.Time{Time: f.clock.Now().Add(2 * time.Minute)}
+			if err := f.plugin.nodeMetricChanged(nil, nm); err != nil {
+				t.Fatal(err)
+			}
+		},
+		// 2000m + 850m = 2850m: 29%; free 71%.
+		want: result{Filter: status{Code: fwk.Success}, Score: 71},
+	}, {
+		name: "report expired",
+		do:   func() { f.clock.Step(2*time.Minute + 180*time.Second) },
+		want: result{Filter: status{Code: fwk.Unschedulable, Reasons: []string{"node metric expired: updated 3m0s ago, expiration 3m0s"}}, Score: 0},
+	}}
+	for _, step := range steps {
+		step.do()
+		if diff := cmp.Diff(step.want, run()); diff != "" {
+			t.Errorf("after %s (-want,+got):\n%s", step.name, diff)
 		}
 	}
 }

@@ -38,34 +38,31 @@ func (p *Plugin) Score(ctx context.Context, cycle fwk.CycleState, pod *corev1.Po
 	if node == nil {
 		return 0, fwk.NewStatus(fwk.Error, "node not found")
 	}
-	n := p.nodes.Get(node.Name)
+	n := p.nodes.ForObject(node)
 	if n == nil {
-		return 0, nil
-	}
-	view := n.View()
-	if view == nil || !view.HasUsage {
 		return 0, nil
 	}
 	ps := p.podStateOf(ctx, cycle, pod)
 	now := ps.now
-	if p.expired(view, now) {
+	sum := p.summaryOf(ctx, n, node, nodeInfo, now)
+	if sum == nil || !sum.hasUsage || sum.expired(now) {
 		return 0, nil
 	}
 
 	var buf [2 * maxInlineResources]int64
-	used, allocatable := p.vectors(&buf)
+	used, _ := p.vectors(&buf)
 	base := latestUsage
 	switch a := p.args.Aggregated; {
 	case p.args.ScoreAccordingProdUsage && ps.Prod:
 		base = prodUsage
 	case a != nil && a.ScoreAggregationType != "":
-		if u, ok := view.Aggregate(a.ScoreAggregationType, a.ScoreAggregatedDuration.Duration); ok {
+		if u, ok := sum.view().Aggregate(a.ScoreAggregationType, a.ScoreAggregatedDuration.Duration); ok {
 			used.Add(u)
 			base = aggregatedUsage
 		}
 	}
-	p.addEstimatedUsage(used, n, view, base, ps, now)
-	p.allocatable(nodeInfo, allocatable)
+	p.addEstimatedUsage(used, n, sum, base, ps, now)
+	allocatable := sum.allocatable(len(p.resources))
 	return p.score(used, allocatable), nil
 }
 

@@ -24,7 +24,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/koord-dev/koord/apis/extension"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/cache"
 )
 
 // thresholdProfile are the usage thresholds of a node, in percent by resource index; 0 means no check.
@@ -45,14 +44,6 @@ type aggregatedThresholds struct {
 	window time.Duration
 }
 
-// nodeThresholds is the profile of a node built from one value of its usage-thresholds annotation.
-type nodeThresholds struct {
-	// annotation is the value; hasAnnotation is false when the node has none.
-	annotation    string
-	hasAnnotation bool
-	profile       *thresholdProfile
-}
-
 // profileFromArgs returns the thresholds of the args.
 func (p *Plugin) profileFromArgs() *thresholdProfile {
 	t := &thresholdProfile{usage: p.resources.VectorOf(p.args.UsageThresholds)}
@@ -69,36 +60,32 @@ func (p *Plugin) profileFromArgs() *thresholdProfile {
 	return t
 }
 
-// thresholdsFor returns the thresholds of node: those of its scheduling.koordinator.sh/usage-thresholds
-// annotation, each part falling back to the args when the annotation leaves it empty, or the args' when the
-// annotation is missing or malformed. A malformed value is logged once.
-//
-// The result is kept with the node's state (n) for the version of the node object it was derived from: Filter
-// asks for every node in every cycle, and node objects change far less often.
-func (p *Plugin) thresholdsFor(ctx context.Context, n *cache.Node, node *corev1.Node) *thresholdProfile {
-	memo := n.ObjectMemo()
-	if memo != nil && memo.Node == node {
-		return memo.Value.(*nodeThresholds).profile
+// setThresholds sets the thresholds of s, the new summary of node, whose last summary was last (or nil): those
+// of its scheduling.koordinator.sh/usage-thresholds annotation, each part falling back to the args when the
+// annotation leaves it empty, or the args' when the annotation is missing or malformed. A malformed value is
+// logged once per value. The thresholds are parsed again only when the annotation changes.
+func (p *Plugin) setThresholds(ctx context.Context, s, last *nodeSummary, node *corev1.Node) {
+	if last != nil && last.object == node {
+		s.thresholds, s.thresholdsKey, s.hasAnnotation = last.thresholds, last.thresholdsKey, last.hasAnnotation
+		return
 	}
 	raw, ok := node.Annotations[extension.AnnotationNodeUsageThresholds]
-	if memo != nil {
-		if last := memo.Value.(*nodeThresholds); last.hasAnnotation == ok && last.annotation == raw {
-			n.SetObjectMemo(&cache.ObjectMemo{Node: node, Value: last})
-			return last.profile
-		}
+	s.thresholdsKey, s.hasAnnotation = raw, ok
+	if last != nil && last.hasAnnotation == ok && last.thresholdsKey == raw {
+		s.thresholds = last.thresholds
+		return
 	}
-	t := &nodeThresholds{annotation: raw, hasAnnotation: ok, profile: p.defaultThresholds}
-	if ok {
-		custom, err := extension.GetCustomUsageThresholds(node.Annotations)
-		if err != nil {
-			klog.FromContext(ctx).Error(err, "Ignored a malformed node annotation; the node gets the plugin's thresholds",
-				"node", klog.KObj(node), "annotation", extension.AnnotationNodeUsageThresholds)
-		} else {
-			t.profile = p.mergeThresholds(custom)
-		}
+	s.thresholds = p.defaultThresholds
+	if !ok {
+		return
 	}
-	n.SetObjectMemo(&cache.ObjectMemo{Node: node, Value: t})
-	return t.profile
+	custom, err := extension.GetCustomUsageThresholds(node.Annotations)
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Ignored a malformed node annotation; the node gets the plugin's thresholds",
+			"node", klog.KObj(node), "annotation", extension.AnnotationNodeUsageThresholds)
+		return
+	}
+	s.thresholds = p.mergeThresholds(custom)
 }
 
 // mergeThresholds builds the profile of a node annotation: each of its three parts replaces the args' part

@@ -29,11 +29,6 @@ import (
 // maxInlineResources is how many resources vectors can hold without allocating during Filter and Score.
 const maxInlineResources = 8
 
-// expired reports whether view is older than the expiration (or was never updated) at now.
-func (p *Plugin) expired(view *cache.NodeMetricView, now time.Time) bool {
-	return view.UpdateTime.IsZero() || now.Sub(view.UpdateTime) >= p.expiration
-}
-
 // usageBase says which reported usage a node's estimated usage starts from.
 type usageBase int
 
@@ -46,13 +41,14 @@ const (
 	aggregatedUsage
 )
 
-// addEstimatedUsage adds to used the estimated usage of node n: the reported usage base, what the pods
-// assigned to n add while their usage is not reported (koord-prod pods only on prodUsage; see
+// addEstimatedUsage adds to used the estimated usage of node n, summarized by sum: the reported usage base,
+// what the pods assigned to n add while their usage is not reported (koord-prod pods only on prodUsage; see
 // cache.Node.AssignedUsage), and ps's estimate.
-func (p *Plugin) addEstimatedUsage(used estimator.Vector, n *cache.Node, view *cache.NodeMetricView, base usageBase, ps *podState, now time.Time) {
+func (p *Plugin) addEstimatedUsage(used estimator.Vector, n *cache.Node, sum *nodeSummary, base usageBase, ps *podState, now time.Time) {
+	view := sum.view()
 	switch base {
 	case latestUsage:
-		used.Add(n.LatestUsage(view, now))
+		used.Add(sum.usage(len(used)))
 	case prodUsage:
 		used.Add(view.ProdUsage)
 		if p.args.ProdUsageIncludeSys && view.SystemUsage != nil {

@@ -17,6 +17,7 @@ limitations under the License.
 package cache
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -292,5 +293,83 @@ func TestNodesKnows(t *testing.T) {
 				t.Errorf("Knows(%s, %s) = %v, want %v", tc.node, tc.resourceVersion, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestNodesForObject: the lookup by node object finds what the lookup by name finds, whatever object the
+// scheduler holds for a node, and holds on to few objects the nodes no longer have.
+func TestNodesForObject(t *testing.T) {
+	nodes := NewNodes(estimator.Resources{corev1.ResourceCPU, corev1.ResourceMemory})
+	object := func(name string) *corev1.Node { return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}} }
+
+	if n := nodes.ForObject(object("unknown")); n != nil {
+		t.Errorf("ForObject(a node without state) = %p, want nil", n)
+	}
+	const count = 200
+	objects := make([]*corev1.Node, count)
+	for i := range count {
+		name := "n" + strconv.Itoa(i)
+		nodes.UpdateNodeMetric(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: "1"}})
+		objects[i] = object(name)
+	}
+	// Each object is found, first by name, then by itself; then every node gets a new object, as on an
+	// update, and the old ones are found no more once the lookup is rebuilt.
+	for round := range 3 {
+		for i, obj := range objects {
+			for range 2 {
+				if got, want := nodes.ForObject(obj), nodes.Get(obj.Name); got != want || got == nil {
+					t.Fatalf("round %d: ForObject(node %d) = %p, want %p", round, i, got, want)
+				}
+			}
+		}
+		for i := range objects {
+			objects[i] = object(objects[i].Name)
+		}
+	}
+	// The last rebuild happened after at most a quarter of the objects (plus 16) were replaced.
+	stale := 0
+	for obj, n := range *nodes.byObject.Load() {
+		if n.object != obj {
+			stale++
+		}
+	}
+	if limit := count/4 + 16; stale > limit {
+		t.Errorf("the lookup by object holds %d objects the nodes no longer have, want at most %d", stale, limit)
+	}
+}
+
+// TestNodeStamp: a node's stamp changes with its NodeMetric and its pods, and only then.
+func TestNodeStamp(t *testing.T) {
+	nodes := NewNodes(estimator.Resources{corev1.ResourceCPU, corev1.ResourceMemory})
+	nodes.UpdateNodeMetric(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "1"}})
+	n := nodes.Get("n1")
+	steps := []struct {
+		name    string
+		do      func()
+		changed bool
+	}{
+		{"nothing", func() {}, false},
+		{"an older NodeMetric", func() {
+			nodes.UpdateNodeMetric(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "0"}})
+		}, false},
+		{"a newer NodeMetric", func() {
+			nodes.UpdateNodeMetric(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "2"}})
+		}, true},
+		{"a pod assigned", func() { nodes.Assign("n1", AssignedPod{UID: "p1"}) }, true},
+		{"a pod assigned elsewhere", func() { nodes.Assign("n2", AssignedPod{UID: "p2"}) }, false},
+		{"a pod removed", func() { nodes.Remove("p1") }, true},
+		{"the NodeMetric deleted", func() {
+			nodes.DeleteNodeMetric(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "3"}})
+		}, true},
+	}
+	for _, step := range steps {
+		before := n.Stamp()
+		step.do()
+		if changed := n.Stamp() != before; changed != step.changed {
+			t.Errorf("after %s: stamp changed = %v, want %v", step.name, changed, step.changed)
+		}
+	}
+	if v := n.Stamp().View(); v != nil {
+		t.Errorf("View() of a deleted NodeMetric's stamp = %+v, want nil", v)
 	}
 }

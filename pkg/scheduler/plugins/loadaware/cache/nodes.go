@@ -46,12 +46,18 @@ import (
 type Nodes struct {
 	// nodes is read for every node in every cycle; the padding keeps the writers' fields below off its cache
 	// line.
-	nodes     atomic.Pointer[map[string]*Node]
+	nodes atomic.Pointer[map[string]*Node]
+	// byObject finds the state of a node by the scheduler's node object, which is cheaper than by name: a
+	// pointer hashes and compares without reaching the name's bytes in memory. It lags: ForObject falls back
+	// to nodes for objects it does not hold yet.
+	byObject  atomic.Pointer[map[*corev1.Node]*Node]
 	resources estimator.Resources
 	_         [64]byte
-	// mu serializes writers and guards the pods of every node and podNode.
+	// mu serializes writers and guards the pods of every node, podNode, every node's object and unlinked.
 	mu      sync.Mutex
 	podNode map[types.UID]*Node
+	// unlinked counts the node objects ForObject found by name since byObject was last rebuilt.
+	unlinked int
 	// lastGeneration is the generation given to the last change of any node's pods.
 	lastGeneration atomic.Uint64
 }
@@ -64,8 +70,10 @@ type Node struct {
 	generation atomic.Uint64
 	// memos hold the last AssignedUsage, of all pods and of koord-prod pods.
 	memos [2]atomic.Pointer[assignedMemo]
-	// objectMemo holds what a user of the cache derived from the node object.
-	objectMemo atomic.Pointer[ObjectMemo]
+	// memo holds what a user of the cache derived from the node's state.
+	memo atomic.Value
+	// object is the last node object ForObject found the node by; guarded by Nodes.mu.
+	object *corev1.Node
 	// owner is the Nodes the node belongs to.
 	owner *Nodes
 }
@@ -80,12 +88,52 @@ type viewEntry struct {
 func NewNodes(resources estimator.Resources) *Nodes {
 	n := &Nodes{resources: resources, podNode: map[types.UID]*Node{}}
 	n.nodes.Store(&map[string]*Node{})
+	n.byObject.Store(&map[*corev1.Node]*Node{})
 	return n
 }
 
 // Get returns the state of node, or nil when nothing is known about it.
 func (c *Nodes) Get(node string) *Node {
 	return (*c.nodes.Load())[node]
+}
+
+// ForObject returns the state of the node whose object (the scheduler's version of it) is node, or nil when
+// nothing is known about it. It is Get(node.Name), faster for the objects it has seen before.
+func (c *Nodes) ForObject(node *corev1.Node) *Node {
+	if n := (*c.byObject.Load())[node]; n != nil {
+		return n
+	}
+	n := c.Get(node.Name)
+	if n != nil {
+		c.link(n, node)
+	}
+	return n
+}
+
+// link records that node is the current object of n. The lookup by object learns it when byObject is
+// rebuilt, once the objects found by name since the last rebuild are a quarter of those it holds: so objects
+// are found by name a bounded number of times, and the objects nodes no longer have (the scheduler replaces
+// a node's object on every update) stay referenced only until the next rebuild.
+func (c *Nodes) link(n *Node, node *corev1.Node) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n.object == node {
+		return
+	}
+	n.object = node
+	c.unlinked++
+	if c.unlinked <= len(*c.byObject.Load())/4+16 {
+		return
+	}
+	nodes := *c.nodes.Load()
+	byObject := make(map[*corev1.Node]*Node, len(nodes))
+	for _, x := range nodes {
+		if x.object != nil {
+			byObject[x.object] = x
+		}
+	}
+	c.byObject.Store(&byObject)
+	c.unlinked = 0
 }
 
 // nodeLocked returns the state of node, adding it when missing.
@@ -205,25 +253,36 @@ func (c *Nodes) Len(node string) int {
 	return 0
 }
 
-// ObjectMemo is something derived from one version of a node's Node object, kept with the node's state so
-// that it is derived again only when the object changes (the scheduler replaces node objects on every update).
-type ObjectMemo struct {
-	// Node is the version of the node object the value was derived from.
-	Node *corev1.Node
-	// Value is what was derived.
-	Value any
-}
+// Memo returns the last value SetMemo stored, or nil.
+func (n *Node) Memo() any { return n.memo.Load() }
 
-// ObjectMemo returns the last memo set for the node, or nil.
-func (n *Node) ObjectMemo() *ObjectMemo { return n.objectMemo.Load() }
-
-// SetObjectMemo replaces the node's memo.
-func (n *Node) SetObjectMemo(m *ObjectMemo) { n.objectMemo.Store(m) }
+// SetMemo keeps v, something a user of the cache derived from the node's state (see Stamp), with the node.
+// Every value stored for a node must have the same concrete type.
+func (n *Node) SetMemo(v any) { n.memo.Store(v) }
 
 // View returns the view of the node's latest NodeMetric, or nil when it has none.
 func (n *Node) View() *NodeMetricView {
-	if e := n.view.Load(); e != nil {
-		return e.view
+	return n.Stamp().View()
+}
+
+// Stamp identifies a version of a node's state: its NodeMetric and its assigned pods. Two stamps of a node are
+// equal only when neither changed in between, so a value derived from the state a stamp names stays valid
+// while the node's stamp is equal to it (apart from what changes with time alone; see AssignedUsage).
+type Stamp struct {
+	entry      *viewEntry
+	generation uint64
+}
+
+// Stamp returns the current stamp of the node. Take it before reading the state it names: a change after it
+// then yields another stamp.
+func (n *Node) Stamp() Stamp {
+	return Stamp{entry: n.view.Load(), generation: n.generation.Load()}
+}
+
+// View returns the view of the NodeMetric the stamp names, or nil when the node had none.
+func (s Stamp) View() *NodeMetricView {
+	if s.entry != nil {
+		return s.entry.view
 	}
 	return nil
 }
@@ -242,7 +301,15 @@ type assignedMemo struct {
 // LatestUsage returns the node usage its NodeMetric view reports plus AssignedUsage of all pods at now. The
 // returned vector must not be modified.
 func (n *Node) LatestUsage(view *NodeMetricView, now time.Time) estimator.Vector {
-	return n.assignedMemo(view, false, now).latest
+	u, _ := n.LatestUsageUntil(view, now)
+	return u
+}
+
+// LatestUsageUntil returns LatestUsage and until when it holds, unless the node's stamp changes first; zero
+// when only a change of stamp ends it.
+func (n *Node) LatestUsageUntil(view *NodeMetricView, now time.Time) (estimator.Vector, time.Time) {
+	m := n.assignedMemo(view, false, now)
+	return m.latest, m.validUntil
 }
 
 // AssignedUsage returns what the pods assigned to the node add to the usage its NodeMetric view reports
