@@ -30,6 +30,9 @@ go tool controller-gen rbac:roleName=koord-manager paths=./pkg/manager/... outpu
 echo "Generating RBAC for koordlet into config/rbac/koordlet"
 go tool controller-gen rbac:roleName=koordlet paths=./pkg/koordlet/ output:rbac:artifacts:config=config/rbac/koordlet
 
+echo "Generating RBAC for koord-scheduler into config/rbac/koord-scheduler"
+go tool controller-gen rbac:roleName=koord-scheduler paths=./pkg/scheduler/ output:rbac:artifacts:config=config/rbac/koord-scheduler
+
 inputs=()
 pkgs=()
 for p in "${API_PACKAGES[@]}"; do

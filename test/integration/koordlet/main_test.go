@@ -17,12 +17,8 @@ limitations under the License.
 package koordlet
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,15 +27,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
@@ -94,51 +86,14 @@ func koordletConfig(t *testing.T) *rest.Config {
 	t.Helper()
 	rbacMu.Lock()
 	defer rbacMu.Unlock()
-	if rbacConfig != nil {
-		return rest.CopyConfig(rbacConfig)
-	}
-	path := filepath.Join(env.RepoRoot, "config", "rbac", "koordlet", "role.yaml")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read koordlet's role: %v", err)
-	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	roles := 0
-	for {
-		var raw runtime.RawExtension
-		if err := dec.Decode(&raw); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			t.Fatalf("parse %s: %v", path, err)
+	if rbacConfig == nil {
+		cfg, err := env.UserWithRoles(t.Context(), koordletTestUser, filepath.Join("config", "rbac", "koordlet", "role.yaml"))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if len(bytes.TrimSpace(raw.Raw)) == 0 || string(raw.Raw) == "null" {
-			continue
-		}
-		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(raw.Raw); err != nil {
-			t.Fatalf("parse %s: %v", path, err)
-		}
-		if obj.GetKind() != "ClusterRole" {
-			t.Fatalf("%s: unexpected %s %s; koordlet needs a ClusterRole only", path, obj.GetKind(), obj.GetName())
-		}
-		createIgnoringExisting(t, obj)
-		createIgnoringExisting(t, &rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: obj.GetName() + "-integration"},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: koordletTestUser}},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: obj.GetName()},
-		})
-		roles++
+		rbacConfig = cfg
 	}
-	if roles == 0 {
-		t.Fatalf("%s holds no ClusterRole", path)
-	}
-	cfg, err := env.AddUser(koordletTestUser)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rbacConfig = cfg
-	return rest.CopyConfig(cfg)
+	return rest.CopyConfig(rbacConfig)
 }
 
 func createIgnoringExisting(t *testing.T, obj client.Object) {

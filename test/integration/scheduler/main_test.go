@@ -54,13 +54,22 @@ func TestMain(m *testing.M) {
 // schedulerName is the profile of the shipped configuration.
 const schedulerName = "koord-scheduler"
 
-// startScheduler starts koord-scheduler with the shipped configuration against the test apiserver. It stops
-// when the test ends.
+// schedulerUser is the user koord-scheduler runs as: bound to its shipped role and kube-scheduler's built-in
+// ones, as its service account is in a cluster, so that the tests show the shipped role is enough.
+const schedulerUser = "koord-scheduler-integration"
+
+// startScheduler starts koord-scheduler with the shipped configuration and role against the test apiserver.
+// It stops when the test ends.
 func startScheduler(t *testing.T) {
 	t.Helper()
+	user, err := env.UserWithRoles(t.Context(), schedulerUser, filepath.Join("config", "rbac", "koord-scheduler", "role.yaml"),
+		"system:kube-scheduler", "system:volume-scheduler")
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := writeKubeconfig(env.Config, kubeconfig); err != nil {
+	if err := writeKubeconfig(user, kubeconfig); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := configFor(filepath.Join(env.RepoRoot, "config", "scheduler", "koord-scheduler-config.yaml"), kubeconfig)
@@ -107,7 +116,7 @@ func configFor(path, kubeconfig string) ([]byte, error) {
 	return yaml.Marshal(cfg)
 }
 
-// writeKubeconfig writes cfg, as the test's admin, into a kubeconfig file.
+// writeKubeconfig writes cfg, with its credentials, into a kubeconfig file.
 func writeKubeconfig(cfg *rest.Config, path string) error {
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["test"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}

@@ -1,0 +1,29 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduler
+
+// The permissions koord-scheduler needs beyond kube-scheduler's, and only those. `make generate` turns these
+// markers into config/rbac/koord-scheduler/role.yaml. koord-scheduler's service account is bound to that role
+// and to kube-scheduler's built-in ClusterRoles system:kube-scheduler and system:volume-scheduler.
+
+// LoadAwareScheduling reads NodeMetrics, and so does kube-scheduler itself, to deliver their events to the
+// plugin's queueing hints.
+// +kubebuilder:rbac:groups=slo.koordinator.sh,resources=nodemetrics,verbs=get;list;watch
+
+// Leader election on the koord-scheduler Lease in koordinator-system (system:kube-scheduler allows only the
+// kube-scheduler Lease).
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=create;get;update,namespace=koordinator-system
