@@ -98,6 +98,10 @@ bench-scheduler: bin ## Compare koord-scheduler's throughput with upstream kube-
 up: bin build ## Run a local cluster in the foreground (bin/koordctl up); UP_FLAGS='--nodes 100' passes flags.
 	$(BIN)/koordctl up $(UP_FLAGS)
 
+.PHONY: demo
+demo: bin build ## Run the demo scenario on a local cluster and write koord-demo-report/ (bin/koordctl demo); DEMO_FLAGS='--speed 1440' passes flags.
+	$(BIN)/koordctl demo $(DEMO_FLAGS)
+
 .PHONY: down
 down: ## Stop the local cluster that `make up` runs.
 	$(BIN)/koordctl down

@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Command koordctl is Koord's command-line tool: `koordctl up` runs a local cluster with the whole colocation
-// loop, `koordctl down` stops it. See docs/koordctl.md.
+// loop, `koordctl down` stops it, `koordctl demo` runs a colocation scenario on one and writes a report. See
+// docs/koordctl.md.
 package main
 
 import (
@@ -25,6 +26,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/koord-dev/koord/pkg/koordctl/demo"
 	"github.com/koord-dev/koord/pkg/koordctl/down"
 	"github.com/koord-dev/koord/pkg/koordctl/up"
 )
@@ -43,7 +45,7 @@ func run(ctx context.Context, args []string) error {
 		SilenceUsage:  true,
 		SilenceErrors: true, // main prints the error once.
 	}
-	root.AddCommand(up.NewCommand(), down.NewCommand())
+	root.AddCommand(up.NewCommand(), down.NewCommand(), demo.NewCommand())
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }

@@ -1,0 +1,596 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+
+	configv1alpha1 "github.com/koord-dev/koord/apis/config/v1alpha1"
+	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
+	"github.com/koord-dev/koord/pkg/sim"
+)
+
+// Labels of the scenario's pods.
+const (
+	// LabelScenario carries the scenario's name on every pod it creates.
+	LabelScenario = "demo.koord.dev/scenario"
+	// LabelWorkload carries the service's or job's name.
+	LabelWorkload = "demo.koord.dev/workload"
+	// LabelRun carries the job run's name on the pods of a job.
+	LabelRun = "demo.koord.dev/run"
+	// LabelBatch marks the pods the scenario's ClusterColocationProfile turns into BE pods.
+	LabelBatch = "demo.koord.dev/batch"
+	// ProfileName names the ClusterColocationProfile the scenario creates.
+	ProfileName = "koord-demo-batch"
+	// SchedulerName is the scheduler of the scenario's pods.
+	SchedulerName = "koord-scheduler"
+	// podImage is the image of the scenario's pods; KWOK runs nothing.
+	podImage = "registry.k8s.io/pause:3.10"
+	// createWorkers is how many pods are created at once.
+	createWorkers = 16
+	// servicesLead is the wall time between reading the agents' clock and the scenario's start, for the
+	// services' pods to be scheduled and run.
+	servicesLead = 5 * time.Second
+	// servicesPoll is how often, in wall time, the wait for the services' pods looks at them.
+	servicesPoll = 100 * time.Millisecond
+	// profileTimeout bounds the wait for the webhook to apply the scenario's ClusterColocationProfile.
+	profileTimeout = time.Minute
+)
+
+// Snapshotter gives the simulated node agents' state; *sim.Cluster implements it.
+type Snapshotter interface {
+	// Snapshot returns the state of every simulated node.
+	Snapshot() sim.Snapshot
+}
+
+// Env is the running cluster a scenario runs on.
+type Env struct {
+	// Kube and Koord are clients of the cluster.
+	Kube kubernetes.Interface
+	// Koord is the client of Koord's API.
+	Koord versioned.Interface
+	// Sim gives the simulated node agents' state.
+	Sim Snapshotter
+	// Nodes are the node names in the order the report lists them; the agents' (by name) when empty.
+	Nodes []string
+	// Speed is the speed of the agents' simulated time.
+	Speed float64
+	// Failed, when not nil, is closed when the cluster fails; the run then ends.
+	Failed <-chan struct{}
+	// Base is the wall clock; clock.RealClock when nil.
+	Base sim.BaseClock
+}
+
+// ErrClusterFailed ends a run whose cluster failed.
+var ErrClusterFailed = errors.New("the local cluster failed")
+
+// Progress is told about each sample as it is recorded.
+type Progress func(s *Sample)
+
+// runner runs one scenario on a cluster.
+type runner struct {
+	s     *Scenario
+	env   Env
+	clock *sim.Clock
+	// start is the simulated time of the scenario's start.
+	start time.Time
+
+	pods  corelisters.PodLister
+	nodes corelisters.NodeLister
+
+	runs      []*jobRun
+	lastTotal sim.Counters
+	// nodeNames are the names of the nodes in the order of the samples' BatchCPU.
+	nodeNames []string
+}
+
+// Run runs s on the cluster of env: it prepares the namespace and the ClusterColocationProfile, then follows
+// the scenario's timeline on the agents' simulated time, creating the services' pods, running the jobs and
+// recording a sample every sample interval, until the scenario's duration has passed, ctx ends or the cluster
+// fails. It returns the node names (the order of Sample.BatchCPU) and the samples recorded, also when it ends
+// early, with ctx's error or ErrClusterFailed.
+func Run(ctx context.Context, s *Scenario, env Env, progress Progress) ([]string, []Sample, error) {
+	logger := klog.FromContext(ctx)
+	if env.Base == nil {
+		env.Base = clock.RealClock{}
+	}
+	if progress == nil {
+		progress = func(*Sample) {}
+	}
+	r := &runner{s: s, env: env}
+	if err := r.prepare(ctx); err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	factory := informers.NewSharedInformerFactoryWithOptions(env.Kube, 0)
+	podFactory := informers.NewSharedInformerFactoryWithOptions(env.Kube, 0, informers.WithNamespace(s.Namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = LabelScenario + "=" + s.Name }))
+	r.nodes = factory.Core().V1().Nodes().Lister()
+	r.pods = podFactory.Core().V1().Pods().Lister()
+	factory.Start(ctx.Done())
+	podFactory.Start(ctx.Done())
+	defer factory.Shutdown()
+	defer podFactory.Shutdown()
+	defer cancel()
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return nil, nil, fmt.Errorf("cache of %v did not sync: %w", typ, context.Cause(ctx))
+		}
+	}
+	for typ, ok := range podFactory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return nil, nil, fmt.Errorf("cache of %v did not sync: %w", typ, context.Cause(ctx))
+		}
+	}
+	r.nodeNames = env.Nodes
+	if len(r.nodeNames) == 0 {
+		for _, n := range env.Sim.Snapshot().Nodes {
+			r.nodeNames = append(r.nodeNames, n.Name)
+		}
+	}
+
+	// The agents' clock: read its time once, then run alongside it at the same speed. The scenario starts
+	// servicesLead of wall time later, so that the services run from its start: their usage profiles are placed
+	// in the scenario's clock from that start.
+	snap := env.Sim.Snapshot()
+	clk, err := sim.NewClock(env.Base, snap.Time, env.Speed)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.clock, r.start = clk, snap.Time.Add(time.Duration(float64(servicesLead)*env.Speed))
+	timeline := s.Timeline()
+	for len(timeline) > 0 && timeline[0].Kind == ActionStartService {
+		r.apply(ctx, timeline[0])
+		timeline = timeline[1:]
+	}
+	if err := r.waitServices(ctx); err != nil {
+		return nil, nil, err
+	}
+	r.lastTotal = env.Sim.Snapshot().Total
+	logger.Info("Started the scenario", "scenario", s.Name, "duration", s.Duration.Duration, "speed", env.Speed,
+		"simulatedStart", r.start)
+
+	samples, err := r.loop(ctx, timeline, progress)
+	return r.nodeNames, samples, err
+}
+
+// prepare creates the namespace and the ClusterColocationProfile that makes the jobs' pods BE, and waits until
+// koord-manager's webhook applies the profile.
+func (r *runner) prepare(ctx context.Context) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.s.Namespace}}
+	if _, err := r.env.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create namespace %s: %w", r.s.Namespace, err)
+	}
+	profile := &configv1alpha1.ClusterColocationProfile{
+		ObjectMeta: metav1.ObjectMeta{Name: ProfileName},
+		Spec: configv1alpha1.ClusterColocationProfileSpec{
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: r.s.Namespace}},
+			Selector:          &metav1.LabelSelector{MatchLabels: map[string]string{LabelBatch: "true"}},
+			QoSClass:          string(extension.QoSBE),
+			PriorityClassName: string(extension.PriorityBatch),
+			SchedulerName:     SchedulerName,
+		},
+	}
+	profiles := r.env.Koord.ConfigV1alpha1().ClusterColocationProfiles()
+	if _, err := profiles.Create(ctx, profile, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
+		old, err := profiles.Get(ctx, ProfileName, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("get ClusterColocationProfile %s: %w", ProfileName, err)
+		}
+		old.Spec = profile.Spec
+		if _, err := profiles.Update(ctx, old, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("update ClusterColocationProfile %s: %w", ProfileName, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("create ClusterColocationProfile %s: %w", ProfileName, err)
+	}
+	// The webhook reads profiles from koord-manager's cache: a dry run shows when it applies this one.
+	probe := r.jobPod(&Job{Name: "probe", Requests: Resources{CPU: resource.MustParse("1"), Memory: resource.MustParse("1Gi")}}, "probe", "probe-0", "")
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, profileTimeout, true, func(ctx context.Context) (bool, error) {
+		got, err := r.env.Kube.CoreV1().Pods(r.s.Namespace).Create(ctx, probe.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		_, ok := got.Spec.Containers[0].Resources.Requests[extension.BatchCPU]
+		last = fmt.Sprintf("dry-run pod resources %v", got.Spec.Containers[0].Resources.Requests)
+		return ok, nil
+	})
+	if err != nil {
+		return fmt.Errorf("koord-manager's webhook did not apply ClusterColocationProfile %s within %s (last: %s): %w", ProfileName, profileTimeout, last, err)
+	}
+	return nil
+}
+
+// waitServices waits until the services' pods run or the scenario's start has come, whichever is first, and
+// then until the start.
+func (r *runner) waitServices(ctx context.Context) error {
+	logger := klog.FromContext(ctx)
+	want := 0
+	for _, svc := range r.s.Services {
+		want += svc.Replicas
+	}
+	running := func() int {
+		n := 0
+		pods, _ := r.pods.Pods(r.s.Namespace).List(labels.Everything())
+		for _, p := range pods {
+			if p.Status.Phase == corev1.PodRunning && extension.GetPodQoSClassWithDefault(p) != extension.QoSBE {
+				n++
+			}
+		}
+		return n
+	}
+	for {
+		left := r.start.Sub(r.clock.Now())
+		n := running()
+		if left <= 0 {
+			if n < want {
+				logger.Info("Started the scenario before every service pod ran", "running", n, "replicas", want)
+			}
+			return nil
+		}
+		wait := left
+		if n < want {
+			wait = min(left, time.Duration(float64(servicesPoll)*r.clock.Speed()))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-r.env.Failed:
+			return ErrClusterFailed
+		case <-r.clock.After(wait):
+		}
+	}
+}
+
+// loop follows the timeline until the scenario's duration has passed, ctx ends or the cluster fails.
+func (r *runner) loop(ctx context.Context, timeline []Action, progress Progress) ([]Sample, error) {
+	logger := klog.FromContext(ctx)
+	duration, interval := r.s.Duration.Duration, r.s.SampleInterval.Duration
+	tick := min(time.Minute, interval)
+	ticker := r.clock.NewTicker(tick)
+	defer ticker.Stop()
+
+	var samples []Sample
+	next := time.Duration(0)
+	for {
+		elapsed := r.clock.Since(r.start)
+		for len(timeline) > 0 && timeline[0].At <= elapsed {
+			r.apply(ctx, timeline[0])
+			timeline = timeline[1:]
+		}
+		r.reconcileJobs(ctx)
+		if elapsed >= next || elapsed >= duration {
+			sm := r.sample()
+			samples = append(samples, sm)
+			progress(&sm)
+			next = (elapsed/interval + 1) * interval
+		}
+		if elapsed >= duration {
+			logger.Info("Finished the scenario", "scenario", r.s.Name, "samples", len(samples))
+			return samples, nil
+		}
+		select {
+		case <-ctx.Done():
+			return samples, ctx.Err()
+		case <-r.env.Failed:
+			return samples, ErrClusterFailed
+		case <-ticker.C():
+		}
+	}
+}
+
+// apply carries out one action of the timeline.
+func (r *runner) apply(ctx context.Context, a Action) {
+	logger := klog.FromContext(ctx)
+	switch a.Kind {
+	case ActionStartService:
+		svc := &r.s.Services[a.Index]
+		annotation, err := r.s.UsageAnnotation(svc.Usage, r.start)
+		if err != nil {
+			logger.Error(err, "Could not encode the usage of a service", "service", svc.Name)
+		}
+		pods := make([]*corev1.Pod, svc.Replicas)
+		for i := range pods {
+			pods[i] = r.servicePod(svc, fmt.Sprintf("%s-%d", svc.Name, i), annotation)
+		}
+		created := r.create(ctx, pods)
+		logger.V(2).Info("Started a service", "service", svc.Name, "pods", created, "replicas", svc.Replicas)
+	case ActionStartJob:
+		run := newJobRun(a.Name, &r.s.Jobs[a.Index], r.clock.Now())
+		r.runs = append(r.runs, run)
+		logger.V(2).Info("A job arrived", "run", a.Name, "count", run.job.Count, "parallelism", run.job.Parallelism)
+	}
+}
+
+// reconcileJobs completes the job pods that have run their time and creates the pods the runs need.
+func (r *runner) reconcileJobs(ctx context.Context) {
+	logger := klog.FromContext(ctx)
+	now := r.clock.Now()
+	lookup := func(name string) (PodView, bool) {
+		p, err := r.pods.Pods(r.s.Namespace).Get(name)
+		if err != nil {
+			return PodView{}, false
+		}
+		return PodView{Phase: p.Status.Phase, Terminating: p.DeletionTimestamp != nil}, true
+	}
+	var pods []*corev1.Pod
+	var owners []*jobRun
+	active := r.runs[:0]
+	for _, run := range r.runs {
+		complete, create := run.plan(now, lookup)
+		for _, name := range complete {
+			if err := r.complete(ctx, name); err != nil {
+				if ctx.Err() == nil {
+					logger.V(2).Info("Could not complete a job pod; retrying", "pod", klog.KRef(r.s.Namespace, name), "err", err)
+				}
+				continue
+			}
+			run.completed(name)
+		}
+		if len(create) > 0 {
+			annotation, err := r.s.UsageAnnotation(run.job.Usage, r.start)
+			if err != nil {
+				logger.Error(err, "Could not encode the usage of a job", "job", run.job.Name)
+			}
+			for _, name := range create {
+				pods = append(pods, r.jobPod(run.job, run.name, name, annotation))
+				owners = append(owners, run)
+			}
+		}
+		if run.done() {
+			logger.V(2).Info("A job run completed", "run", run.name, "lost", run.lost,
+				"took", now.Sub(run.started))
+			continue
+		}
+		active = append(active, run)
+	}
+	r.runs = active
+	if len(pods) == 0 {
+		return
+	}
+	ok := r.createEach(ctx, pods)
+	for i, created := range ok {
+		if created {
+			owners[i].created(pods[i].Name)
+		}
+	}
+}
+
+// create creates pods, createWorkers at a time, and returns how many were created.
+func (r *runner) create(ctx context.Context, pods []*corev1.Pod) int {
+	n := 0
+	for _, ok := range r.createEach(ctx, pods) {
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+// createEach creates pods, createWorkers at a time, and reports for each whether it was created (or existed).
+func (r *runner) createEach(ctx context.Context, pods []*corev1.Pod) []bool {
+	logger := klog.FromContext(ctx)
+	ok := make([]bool, len(pods))
+	var mu sync.Mutex
+	logged := false
+	workqueue.ParallelizeUntil(ctx, createWorkers, len(pods), func(i int) {
+		_, err := r.env.Kube.CoreV1().Pods(r.s.Namespace).Create(ctx, pods[i], metav1.CreateOptions{})
+		if err == nil || apierrors.IsAlreadyExists(err) {
+			ok[i] = true
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !logged && ctx.Err() == nil {
+			logged = true
+			logger.Error(err, "Could not create a pod of the scenario; retrying later", "pod", klog.KObj(pods[i]))
+		}
+	})
+	return ok
+}
+
+// complete makes a job pod complete, as the kubelet would when its container exits 0: phase Succeeded, its
+// containers terminated with reason Completed.
+func (r *runner) complete(ctx context.Context, name string) error {
+	cached, err := r.pods.Pods(r.s.Namespace).Get(name)
+	if err != nil {
+		return err
+	}
+	pod := cached.DeepCopy()
+	now := metav1.NewTime(r.env.Base.Now())
+	pod.Status.Phase = corev1.PodSucceeded
+	for i := range pod.Status.Conditions {
+		if c := &pod.Status.Conditions[i]; c.Type == corev1.PodReady || c.Type == corev1.ContainersReady {
+			c.Status, c.LastTransitionTime = corev1.ConditionFalse, now
+		}
+	}
+	for i := range pod.Status.ContainerStatuses {
+		cs := &pod.Status.ContainerStatuses[i]
+		started := now
+		if cs.State.Running != nil {
+			started = cs.State.Running.StartedAt
+		}
+		cs.Ready, cs.Started = false, ptr.To(false)
+		cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			ExitCode: 0, Reason: "Completed", StartedAt: started, FinishedAt: now,
+		}}
+	}
+	_, err = r.env.Kube.CoreV1().Pods(r.s.Namespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+	return err
+}
+
+// servicePod returns pod name of svc: LS, koord-prod, for koord-scheduler.
+func (r *runner) servicePod(svc *Service, name, usage string) *corev1.Pod {
+	pod := r.pod(name, svc.Name, svc.Requests, usage)
+	pod.Labels[extension.LabelPodQoS] = string(extension.QoSLS)
+	pod.Spec.PriorityClassName = string(extension.PriorityProd)
+	return pod
+}
+
+// jobPod returns pod name of a run of job: koord-batch, labelled for the scenario's ClusterColocationProfile,
+// which makes it BE and koord-manager's webhook turns its requests into batch resources.
+func (r *runner) jobPod(job *Job, run, name, usage string) *corev1.Pod {
+	pod := r.pod(name, job.Name, job.Requests, usage)
+	pod.Labels[LabelRun] = run
+	pod.Labels[LabelBatch] = "true"
+	pod.Spec.PriorityClassName = string(extension.PriorityBatch)
+	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
+	return pod
+}
+
+// pod returns the common part of the scenario's pods.
+func (r *runner) pod(name, workload string, req Resources, usage string) *corev1.Pod {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      name,
+			Namespace: r.s.Namespace,
+			Labels:    map[string]string{LabelScenario: r.s.Name, LabelWorkload: workload},
+		},
+		Spec: corev1.PodSpec{
+			SchedulerName: SchedulerName,
+			Containers: []corev1.Container{{
+				Name:  "main",
+				Image: podImage,
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceCPU:    req.CPU.DeepCopy(),
+					corev1.ResourceMemory: req.Memory.DeepCopy(),
+				}},
+			}},
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+		},
+	}
+	pod.Annotations = map[string]string{extension.AnnotationCustomEstimatedScalingFactors: estimatedScalingFactors(req, usageOf(usage))}
+	if usage != "" {
+		pod.Annotations[sim.AnnotationUsage] = usage
+	}
+	return pod
+}
+
+// usageOf parses an annotation value UsageAnnotation made; nil for none.
+func usageOf(annotation string) *sim.Usage {
+	if annotation == "" {
+		return nil
+	}
+	u, err := sim.ParseUsage(annotation)
+	if err != nil {
+		// Validated when the scenario was loaded.
+		return nil
+	}
+	return u
+}
+
+// estimatedScalingFactors returns the load-estimated-scaling-factors annotation for a pod with requests req
+// and usage u: each resource's mean usage in percent of its request, as the simulated agents will see it.
+//
+// koord-scheduler's load-aware plugin counts a pod at its estimate instead of its reported usage until a
+// NodeMetric reported reportIntervalSeconds after the pod was assigned; it reads that interval as wall time,
+// while the simulated agents report in simulated time, so at a demo's speed every pod stays in that window for
+// the whole scenario. The default estimate (85 % of the CPU request) would then stand for the usage of every
+// pod; an estimate from the usage profile keeps what the plugin sees close to what the nodes report.
+func estimatedScalingFactors(req Resources, u *sim.Usage) string {
+	cpu, mem := 100*sim.DefaultCPUFraction, 100*sim.DefaultMemoryFraction
+	if u != nil && u.CPU != nil {
+		cpu = 100 * meanOf(u.CPU) / req.CPU.AsApproximateFloat64()
+	}
+	if u != nil && u.Memory != nil {
+		mem = 100 * meanOf(u.Memory) / req.Memory.AsApproximateFloat64()
+	}
+	clamp := func(v float64) int64 { return int64(math.Round(min(100, max(1, v)))) }
+	return fmt.Sprintf(`{"cpu":%d,"memory":%d}`, clamp(cpu), clamp(mem))
+}
+
+// meanOf returns the mean of a profile over time: the value, the base of a diurnal profile, or base plus the
+// expected share of bursts.
+func meanOf(p *sim.Profile) float64 {
+	switch p.Type {
+	case sim.ProfileConstant:
+		return p.Value
+	case sim.ProfileBursty:
+		return p.Base + p.Probability*(p.Burst-p.Base)
+	default:
+		return p.Base
+	}
+}
+
+// sample records the cluster's state: usage from the agents' snapshot, batch allocatable from the Nodes, pods
+// from the apiserver (through the informers' caches), and the agents' counters since the last sample.
+func (r *runner) sample() Sample {
+	snap := r.env.Sim.Snapshot()
+	s := Sample{Elapsed: snap.Time.Sub(r.start), SimTime: snap.Time, Nodes: len(snap.Nodes)}
+	for _, n := range snap.Nodes {
+		s.CPUCapacity += n.CPUCapacity
+		s.NodeCPU += n.Last.NodeCPU
+		s.LSCPU += n.Last.LSCPU
+		s.BECPU += n.Last.BECPU
+		s.BEDemandCPU += n.Last.BEDemandCPU
+	}
+	s.BatchCPU = make([]float64, len(r.nodeNames))
+	for i, name := range r.nodeNames {
+		s.BatchCPU[i] = math.NaN()
+		node, err := r.nodes.Get(name)
+		if err != nil {
+			continue
+		}
+		if q, ok := node.Status.Allocatable[extension.BatchCPU]; ok {
+			// batch-cpu is in milli-cores.
+			s.BatchCPU[i] = float64(q.Value()) / 1000
+		}
+	}
+	pods, _ := r.pods.Pods(r.s.Namespace).List(labels.Everything())
+	for _, p := range pods {
+		be := extension.GetPodQoSClassWithDefault(p) == extension.QoSBE
+		switch {
+		case p.Status.Phase == corev1.PodSucceeded && be:
+			s.BECompleted++
+		case p.DeletionTimestamp != nil:
+		case p.Status.Phase == corev1.PodRunning && be:
+			s.BERunning++
+		case p.Status.Phase == corev1.PodRunning:
+			s.LSRunning++
+		case p.Status.Phase == corev1.PodPending && be:
+			s.BEPending++
+		}
+	}
+	t := snap.Total
+	s.Suppressed = t.SuppressedMoments - r.lastTotal.SuppressedMoments
+	s.Evictions = t.Evictions - r.lastTotal.Evictions
+	s.LSBreaches = t.LSThresholdBreaches - r.lastTotal.LSThresholdBreaches
+	r.lastTotal = t
+	return s
+}

@@ -1,0 +1,168 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package demo
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/sim"
+)
+
+// fakeSim returns a fixed snapshot.
+type fakeSim struct{ snap sim.Snapshot }
+
+func (f *fakeSim) Snapshot() sim.Snapshot { return f.snap }
+
+// testPod returns a pod of the scenario in phase, BE when be, terminating when deleting.
+func testPod(name string, be bool, phase corev1.PodPhase, deleting bool) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: DefaultNamespace, Labels: map[string]string{}},
+		Status:     corev1.PodStatus{Phase: phase},
+	}
+	if be {
+		p.Labels[extension.LabelPodQoS] = string(extension.QoSBE)
+	} else {
+		p.Labels[extension.LabelPodQoS] = string(extension.QoSLS)
+	}
+	if deleting {
+		p.DeletionTimestamp = &metav1.Time{}
+	}
+	return p
+}
+
+func TestSample(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	nodes := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	for _, n := range []*corev1.Node{
+		{ObjectMeta: metav1.ObjectMeta{Name: "n0"}, Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{extension.BatchCPU: resource.MustParse("12500")}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "n1"}},
+	} {
+		if err := nodes.Add(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, p := range []*corev1.Pod{
+		testPod("ls-running", false, corev1.PodRunning, false),
+		testPod("be-running", true, corev1.PodRunning, false),
+		testPod("be-running-2", true, corev1.PodRunning, false),
+		testPod("be-evicted", true, corev1.PodRunning, true),
+		testPod("be-pending", true, corev1.PodPending, false),
+		testPod("be-done", true, corev1.PodSucceeded, false),
+	} {
+		if err := pods.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &Scenario{Namespace: DefaultNamespace}
+	fs := &fakeSim{snap: sim.Snapshot{
+		Time: start.Add(90 * time.Minute),
+		Nodes: []sim.NodeSnapshot{
+			{Name: "n0", CPUCapacity: 32, Last: sim.Moment{NodeCPU: 10, LSCPU: 6, BECPU: 2.4, BEDemandCPU: 3}},
+			{Name: "n1", CPUCapacity: 32, Last: sim.Moment{NodeCPU: 8, LSCPU: 6.4}},
+		},
+		Total: sim.Counters{SuppressedMoments: 300, Evictions: 3, LSThresholdBreaches: 7},
+	}}
+	r := &runner{
+		s: s, env: Env{Sim: fs}, start: start,
+		nodes: corelisters.NewNodeLister(nodes), pods: corelisters.NewPodLister(pods),
+		nodeNames: []string{"n0", "n1"},
+		lastTotal: sim.Counters{SuppressedMoments: 100, Evictions: 1, LSThresholdBreaches: 7},
+	}
+	want := Sample{
+		Elapsed: 90 * time.Minute, SimTime: start.Add(90 * time.Minute), Nodes: 2, CPUCapacity: 64,
+		NodeCPU: 18, LSCPU: 12.4, BECPU: 2.4, BEDemandCPU: 3, BatchCPU: []float64{12.5, math.NaN()},
+		LSRunning: 1, BERunning: 2, BEPending: 1, BECompleted: 1,
+		Suppressed: 200, Evictions: 2, LSBreaches: 0,
+	}
+	got := r.sample()
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool {
+		return a == b || (math.IsNaN(a) && math.IsNaN(b)) || math.Abs(a-b) < 1e-9
+	})); diff != "" {
+		t.Errorf("sample (-want,+got):\n%s", diff)
+	}
+	// The next sample counts from this one.
+	if got := r.sample(); got.Suppressed != 0 || got.Evictions != 0 {
+		t.Errorf("a second sample without new events counted %d suppressed moments and %d evictions", got.Suppressed, got.Evictions)
+	}
+}
+
+func TestPods(t *testing.T) {
+	s, err := Load([]byte(validScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{s: s}
+	svc := r.servicePod(&s.Services[0], "web-0", `{"cpu":{"type":"constant","value":"1"}}`)
+	job := r.jobPod(&s.Jobs[0], "batch-1", "batch-1-0", "")
+	type view struct {
+		Labels      map[string]string
+		Annotations map[string]string
+		Priority    string
+		Scheduler   string
+		Requests    corev1.ResourceList
+		Restart     corev1.RestartPolicy
+	}
+	viewOf := func(p *corev1.Pod) view {
+		return view{p.Labels, p.Annotations, p.Spec.PriorityClassName, p.Spec.SchedulerName, p.Spec.Containers[0].Resources.Requests, p.Spec.RestartPolicy}
+	}
+	tests := map[string]struct {
+		tc   *corev1.Pod
+		want view
+	}{
+		"service pod: LS, koord-prod": {
+			tc: svc,
+			want: view{
+				Labels: map[string]string{LabelScenario: "small", LabelWorkload: "web", extension.LabelPodQoS: "LS"},
+				Annotations: map[string]string{
+					sim.AnnotationUsage: `{"cpu":{"type":"constant","value":"1"}}`,
+					extension.AnnotationCustomEstimatedScalingFactors: `{"cpu":25,"memory":70}`,
+				},
+				Priority: "koord-prod", Scheduler: "koord-scheduler",
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi")},
+			},
+		},
+		"job pod: koord-batch, for the profile, plain requests": {
+			tc: job,
+			want: view{
+				Labels: map[string]string{LabelScenario: "small", LabelWorkload: "batch", LabelRun: "batch-1", LabelBatch: "true"},
+				Annotations: map[string]string{
+					extension.AnnotationCustomEstimatedScalingFactors: `{"cpu":50,"memory":70}`,
+				},
+				Priority: "koord-batch", Scheduler: "koord-scheduler", Restart: corev1.RestartPolicyNever,
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3"), corev1.ResourceMemory: resource.MustParse("4Gi")},
+			},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, viewOf(tc.tc)); diff != "" {
+				t.Errorf("pod (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,219 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package demo_test
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/klog/v2/ktesting"
+
+	"github.com/koord-dev/koord/pkg/koordctl/cluster"
+	"github.com/koord-dev/koord/pkg/koordctl/demo"
+	"github.com/koord-dev/koord/pkg/koordctl/preflight"
+)
+
+// tinyScenario runs in well under a minute: 4 simulated hours at speed 1800 are 8 s.
+const tinyScenario = `
+name: e2e-tiny
+cluster:
+  nodes: 3
+  speed: 1800
+  reportInterval: 5m
+duration: 4h
+sampleInterval: 10m
+startTime: "10:00"
+services:
+  - name: web
+    replicas: 6
+    requests: {cpu: "4", memory: 8Gi}
+    usage:
+      cpu: {type: diurnal, base: "2", amplitude: 1500m, peak: 12h}
+jobs:
+  - name: batch
+    arrival: 30m
+    count: 12
+    parallelism: 6
+    runDuration: 1h
+    requests: {cpu: "3", memory: 4Gi}
+    usage:
+      cpu: {type: constant, value: 2500m}
+`
+
+// timeout bounds the whole run: the cluster's start, the scenario and the stop.
+const timeout = 3 * time.Minute
+
+func TestDemoTinyScenario(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	tmp := t.TempDir()
+	binDir, err := prepareBinaries(ctx, tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scenario := filepath.Join(tmp, "tiny.yaml")
+	if err := os.WriteFile(scenario, []byte(tinyScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := demo.NewFlags()
+	f.Scenario = scenario
+	f.ReportDir = filepath.Join(tmp, "report")
+	f.BinDir = binDir
+	f.StateDir = filepath.Join(tmp, "state")
+	f.KubeconfigOut = ""
+
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var out strings.Builder
+	started := time.Now()
+	err = demo.RunCommand(ctx, f, &out, false)
+	t.Logf("koordctl demo took %s; output:\n%s", time.Since(started).Round(time.Second), out.String())
+	if err != nil {
+		t.Fatalf("koordctl demo: %v; logs in %s", err, filepath.Join(f.StateDir, cluster.LogDir))
+	}
+
+	for _, name := range []string{demo.ReportHTML, demo.ReportCSV, demo.ReportScenario} {
+		if info, err := os.Stat(filepath.Join(f.ReportDir, name)); err != nil || info.Size() == 0 {
+			t.Errorf("report file %s: %v (empty: %t)", name, err, err == nil && info.Size() == 0)
+		}
+	}
+	rows := readCSV(t, filepath.Join(f.ReportDir, demo.ReportCSV))
+	// 4h every 10m: 25 samples; a slow machine may drop one when a sample is late.
+	if len(rows) < 20 {
+		t.Errorf("%d samples, want about 25", len(rows))
+	}
+	var maxRunning, completed float64
+	var maxBatch, sumWith, sumWithout float64
+	for _, r := range rows {
+		maxRunning = max(maxRunning, r["be_pods_running"])
+		completed = max(completed, r["be_pods_completed"])
+		maxBatch = max(maxBatch, r["batch_cpu_total_cores"])
+		sumWith += r["util_with_colocation_pct"]
+		sumWithout += r["util_without_colocation_pct"]
+	}
+	if maxRunning < 1 {
+		t.Errorf("no sample saw a BE pod running")
+	}
+	if completed < 1 {
+		t.Errorf("no BE pod completed")
+	}
+	if maxBatch <= 0 {
+		t.Errorf("no sample saw batch-cpu allocatable on a node")
+	}
+	if sumWith <= sumWithout {
+		t.Errorf("mean utilization with colocation %.1f%% is not above without %.1f%%", sumWith/float64(len(rows)), sumWithout/float64(len(rows)))
+	}
+	html, err := os.ReadFile(filepath.Join(f.ReportDir, demo.ReportHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(html), "<svg "); n < 5 {
+		t.Errorf("report has %d charts, want at least 5", n)
+	}
+	if !strings.Contains(out.String(), "Report: ") {
+		t.Errorf("the output names no report")
+	}
+}
+
+// readCSV reads the samples of data.csv as maps from column to value; empty cells are left out.
+func readCSV(t *testing.T, path string) []map[string]float64 {
+	t.Helper()
+	file, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = file.Close() }()
+	records, err := csv.NewReader(file).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(records) < 1 {
+		t.Fatal("data.csv has no header")
+	}
+	var rows []map[string]float64
+	for _, rec := range records[1:] {
+		row := map[string]float64{}
+		for i, h := range records[0] {
+			if v, err := strconv.ParseFloat(rec[i], 64); err == nil {
+				row[h] = v
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// prepareBinaries returns a directory with every binary the cluster runs: etcd, kube-apiserver and kwok from
+// $KOORD_BIN_DIR or the repository's bin/, and koord-manager and koord-scheduler from there too when present,
+// else built into tmp.
+func prepareBinaries(ctx context.Context, tmp string) (string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	src := os.Getenv(cluster.BinDirEnv)
+	if src == "" {
+		src = filepath.Join(root, cluster.DefaultBinDir)
+	}
+	if err := preflight.CheckBinaries(src, preflight.ControlPlaneBinaries); err != nil {
+		return "", err
+	}
+	if preflight.CheckBinaries(src, preflight.KoordBinaries) == nil {
+		return src, nil
+	}
+	dir := filepath.Join(tmp, "bin")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	for _, b := range preflight.ControlPlaneBinaries {
+		if err := os.Symlink(filepath.Join(src, b.Name), filepath.Join(dir, b.Name)); err != nil {
+			return "", fmt.Errorf("link %s: %w", b.Name, err)
+		}
+	}
+	build := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator), "./cmd/koord-manager", "./cmd/koord-scheduler")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build koord-manager and koord-scheduler: %w\n%s", err, out)
+	}
+	return dir, nil
+}
+
+// repoRoot walks up from the working directory to go.mod.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
