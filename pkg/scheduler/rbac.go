@@ -27,3 +27,11 @@ package scheduler
 // Leader election on the koord-scheduler Lease in koordinator-system (system:kube-scheduler allows only the
 // kube-scheduler Lease).
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=create;get;update,namespace=koordinator-system
+
+// ElasticQuota reads quotas (as does kube-scheduler, for the plugin's events), creates the built-in root,
+// system and default quotas when missing, writes their status and runtime annotations, and evicts the pods of
+// quotas that use more than their runtime quota for too long. Preemption's verbs (pods delete, pods/status
+// patch) are kube-scheduler's own.
+// +kubebuilder:rbac:groups=scheduling.sigs.k8s.io,resources=elasticquotas,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=scheduling.sigs.k8s.io,resources=elasticquotas/status,verbs=patch
+// +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create

@@ -34,6 +34,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware"
 )
 
@@ -43,6 +44,7 @@ func Plugins() []app.Option {
 	informers := crdinformers.New()
 	return []app.Option{
 		app.WithPlugin(loadaware.Name, loadaware.NewFactory(informers)),
+		app.WithPlugin(elasticquota.Name, elasticquota.NewFactory(informers)),
 	}
 }
 

@@ -19,6 +19,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,8 +60,8 @@ const schedulerName = "koord-scheduler"
 const schedulerUser = "koord-scheduler-integration"
 
 // startScheduler starts koord-scheduler with the shipped configuration and role against the test apiserver.
-// It stops when the test ends.
-func startScheduler(t *testing.T) {
+// It stops when the test ends. args override fields of plugins' args, by plugin name.
+func startScheduler(t *testing.T, args ...pluginArgs) {
 	t.Helper()
 	user, err := env.UserWithRoles(t.Context(), schedulerUser, filepath.Join("config", "rbac", "koord-scheduler", "role.yaml"),
 		"system:kube-scheduler", "system:volume-scheduler")
@@ -72,7 +73,7 @@ func startScheduler(t *testing.T) {
 	if err := writeKubeconfig(user, kubeconfig); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := configFor(filepath.Join(env.RepoRoot, "config", "scheduler", "koord-scheduler-config.yaml"), kubeconfig)
+	cfg, err := configFor(filepath.Join(env.RepoRoot, "config", "scheduler", "koord-scheduler-config.yaml"), kubeconfig, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,8 +103,15 @@ func startScheduler(t *testing.T) {
 	})
 }
 
-// configFor returns the configuration file at path with the client connection pointed at kubeconfig.
-func configFor(path, kubeconfig string) ([]byte, error) {
+// pluginArgs are fields of a plugin's args in a KubeSchedulerConfiguration.
+type pluginArgs struct {
+	plugin string
+	fields map[string]any
+}
+
+// configFor returns the configuration file at path with the client connection pointed at kubeconfig and the
+// fields of args set in its first profile's pluginConfig.
+func configFor(path, kubeconfig string, args ...pluginArgs) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -113,6 +121,21 @@ func configFor(path, kubeconfig string) ([]byte, error) {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
 	cfg["clientConnection"] = map[string]any{"kubeconfig": kubeconfig, "qps": 500, "burst": 1000}
+	if len(args) > 0 {
+		profile := cfg["profiles"].([]any)[0].(map[string]any)
+		pluginConfig, _ := profile["pluginConfig"].([]any)
+	next:
+		for _, a := range args {
+			for _, pc := range pluginConfig {
+				if pc := pc.(map[string]any); pc["name"] == a.plugin {
+					maps.Copy(pc["args"].(map[string]any), a.fields)
+					continue next
+				}
+			}
+			pluginConfig = append(pluginConfig, map[string]any{"name": a.plugin, "args": a.fields})
+		}
+		profile["pluginConfig"] = pluginConfig
+	}
 	return yaml.Marshal(cfg)
 }
 

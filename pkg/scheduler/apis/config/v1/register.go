@@ -42,6 +42,9 @@ func init() {
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion,
 		&LoadAwareSchedulingArgs{},
+		&ElasticQuotaArgs{},
+		&CoschedulingArgs{},
+		&ReservationArgs{},
 	)
 	return nil
 }

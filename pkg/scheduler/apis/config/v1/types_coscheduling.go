@@ -1,0 +1,48 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// CoschedulingArgs configures the Coscheduling (gang scheduling) plugin. See SetDefaults_CoschedulingArgs for
+// the defaults.
+type CoschedulingArgs struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// DefaultTimeout is how long the members of a gang wait in Permit for the rest of the gang when neither
+	// the gang's waiting-time annotation nor its PodGroup's scheduleTimeoutSeconds says otherwise. Defaults to
+	// 600s.
+	DefaultTimeout *metav1.Duration `json:"defaultTimeout,omitempty"`
+	// ControllerWorkers is the number of workers that write PodGroup status and mark timed-out pods. Defaults
+	// to 1.
+	ControllerWorkers *int64 `json:"controllerWorkers,omitempty"`
+	// SkipCheckScheduleCycle turns off the schedule-cycle check of Strict gangs. Defaults to false.
+	SkipCheckScheduleCycle *bool `json:"skipCheckScheduleCycle,omitempty"`
+	// EnablePreemption lets a gang preempt other pods; Koord does not implement it, so it must be false.
+	// Defaults to false.
+	EnablePreemption *bool `json:"enablePreemption,omitempty"`
+	// AwareNetworkTopology places gangs by network topology; Koord does not implement it, so it must be false.
+	// Defaults to false.
+	AwareNetworkTopology *bool `json:"awareNetworkTopology,omitempty"`
+	// DefaultMatchPolicy is the match policy of gangs that do not name one: once-satisfied, only-waiting or
+	// waiting-and-running. Defaults to once-satisfied.
+	DefaultMatchPolicy *string `json:"defaultMatchPolicy,omitempty"`
+}

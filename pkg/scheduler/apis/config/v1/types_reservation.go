@@ -1,0 +1,49 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// ReservationArgs configures the Reservation plugin and its controller. See SetDefaults_ReservationArgs for
+// the defaults.
+type ReservationArgs struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// EnablePreemption lets the reserve pod of a Reservation preempt lower-priority pods. Defaults to false.
+	EnablePreemption *bool `json:"enablePreemption,omitempty"`
+	// MinCandidateNodesPercentage is accepted for Koordinator compatibility; kube-scheduler's
+	// DefaultPreemption has its own. Must be in [0, 100]. Defaults to 10.
+	MinCandidateNodesPercentage *int32 `json:"minCandidateNodesPercentage,omitempty"`
+	// MinCandidateNodesAbsolute is accepted for Koordinator compatibility. Must be at least 0. Defaults to 100.
+	MinCandidateNodesAbsolute *int32 `json:"minCandidateNodesAbsolute,omitempty"`
+	// ControllerWorkers is the number of workers of the reservation controller. Defaults to 1.
+	ControllerWorkers *int64 `json:"controllerWorkers,omitempty"`
+	// GCDurationSeconds is how long a Succeeded or Failed Reservation is kept before it is deleted. Defaults
+	// to 86400 (one day).
+	GCDurationSeconds *int64 `json:"gcDurationSeconds,omitempty"`
+	// GCIntervalSeconds is how often the controller looks for Reservations to delete. Defaults to 60.
+	GCIntervalSeconds *int64 `json:"gcIntervalSeconds,omitempty"`
+	// ResyncIntervalSeconds is how often the controller re-checks every Reservation. Defaults to 60.
+	ResyncIntervalSeconds *int64 `json:"resyncIntervalSeconds,omitempty"`
+	// IgnoredResources are resources a Reservation never holds: they are left out of its allocatable.
+	IgnoredResources []corev1.ResourceName `json:"ignoredResources,omitempty"`
+}

@@ -1,0 +1,216 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package elasticquota
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/koord-dev/koord/apis/extension"
+	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+)
+
+func TestReserveUnreserve(t *testing.T) {
+	quotas, nodes, pods := twoTenants()
+	incoming := pod("incoming", "team-a", 50, "", rl("cpu", "4"))
+	f := newFixture(t, argsWith(t, nil), quotas, nodes, append(pods, incoming))
+	used := func() string {
+		for _, s := range f.plugin.manager.Statuses() {
+			if s.Name == "team-a" {
+				q := s.Used.ResourceList()[corev1.ResourceCPU]
+				return q.String()
+			}
+		}
+		return ""
+	}
+	if got := used(); got != "30" {
+		t.Fatalf("used before Reserve = %s, want 30", got)
+	}
+	if s := f.plugin.Reserve(f.ctx, framework.NewCycleState(), incoming, "n1"); !s.IsSuccess() {
+		t.Fatal(s)
+	}
+	if got := used(); got != "34" {
+		t.Errorf("used after Reserve = %s, want 34", got)
+	}
+	f.plugin.Unreserve(f.ctx, framework.NewCycleState(), incoming, "n1")
+	if got := used(); got != "30" {
+		t.Errorf("used after Unreserve = %s, want 30", got)
+	}
+}
+
+func TestWriteStatuses(t *testing.T) {
+	quotas, nodes, pods := twoTenants()
+	f := newFixture(t, argsWith(t, nil), quotas, nodes, pods)
+	f.plugin.writeStatuses(f.ctx)
+	eventually(t, func() bool {
+		eq, err := f.plugin.quotas.ElasticQuotas("quotas").Get("team-a")
+		return err == nil && eq.Annotations[extension.AnnotationRuntime] != ""
+	})
+	eq, err := f.koord.SchedulingSigsV1alpha1().ElasticQuotas("quotas").Get(f.ctx, "team-a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{
+		"used":    eq.Status.Used.Cpu().String(),
+		"runtime": eq.Annotations[extension.AnnotationRuntime],
+		"request": eq.Annotations[extension.AnnotationRequest],
+	}
+	want := map[string]string{"used": "30", "runtime": `{"cpu":"30"}`, "request": `{"cpu":"30"}`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("team-a (-want,+got):\n%s", diff)
+	}
+	// Once the informer has caught up with what was written, writing patches nothing: no hot loop.
+	patches := func() []string {
+		f.koord.ClearActions()
+		f.plugin.writeStatuses(f.ctx)
+		var out []string
+		for _, a := range f.koord.Actions() {
+			if a.GetVerb() == "patch" {
+				out = append(out, a.(clienttesting.PatchAction).GetName())
+			}
+		}
+		return out
+	}
+	eventually(t, func() bool { return len(patches()) == 0 })
+	// A pod going away changes team-a's numbers: exactly team-a is patched (annotations, then status).
+	f.plugin.manager.DeletePod("a-low")
+	if diff := cmp.Diff([]string{"team-a", "team-a"}, patches()); diff != "" {
+		t.Errorf("patches after a change (-want,+got):\n%s", diff)
+	}
+}
+
+func TestRevoke(t *testing.T) {
+	quotas, nodes, pods := twoTenants()
+	// b asks for 15 more (request 20): a's runtime drops to 10 + 10 = 20 (see TestPreFilter), a uses 30.
+	pods = append(pods, pod("b2", "team-b", 10, "", rl("cpu", "15")))
+	f := newFixture(t, argsWith(t, func(a *configv1.ElasticQuotaArgs) { a.MonitorAllQuotas = new(bool); *a.MonitorAllQuotas = true }), quotas, nodes, pods)
+	r := &revoker{p: f.plugin, overSince: map[string]time.Time{}}
+	evictions := func() []string {
+		var out []string
+		for _, a := range f.kube.Actions() {
+			if a.GetVerb() == "create" && a.GetSubresource() == "eviction" {
+				out = append(out, a.(clienttesting.CreateAction).GetObject().(*policyv1.Eviction).Name)
+			}
+		}
+		return out
+	}
+	r.revoke(f.ctx)
+	f.clock.Step(119 * time.Second)
+	r.revoke(f.ctx)
+	if got := evictions(); len(got) != 0 {
+		t.Fatalf("evictions before delayEvictTime = %v", got)
+	}
+	f.clock.Step(time.Second)
+	r.revoke(f.ctx)
+	// a-low (20, priority 10) goes first and is enough: 10 <= 20.
+	if diff := cmp.Diff([]string{"a-low"}, evictions()); diff != "" {
+		t.Errorf("evictions (-want,+got):\n%s", diff)
+	}
+	want := `Warning QuotaOverUsedRevoked Evicted: quota "team-a" used more than its runtime quota for 2m0s: cpu used 30 > 20`
+	select {
+	case got := <-f.events.Events:
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("event (-want,+got):\n%s", diff)
+		}
+	default:
+		t.Error("no event recorded")
+	}
+	// The evicted pod is still there until it terminates; the quota is not checked again before delayEvictTime.
+	f.kube.ClearActions()
+	f.clock.Step(time.Second)
+	r.revoke(f.ctx)
+	if got := evictions(); len(got) != 0 {
+		t.Errorf("evictions right after the last = %v, want none", got)
+	}
+}
+
+func TestEnsureBuiltinQuotas(t *testing.T) {
+	quotas, nodes, pods := twoTenants()
+	f := newFixture(t, argsWith(t, nil), quotas, nodes, pods)
+	f.plugin.ensureBuiltinQuotas(f.ctx)
+	list, err := f.koord.SchedulingSigsV1alpha1().ElasticQuotas("koordinator-system").List(f.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, eq := range list.Items {
+		got = append(got, eq.Name)
+	}
+	want := []string{extension.DefaultQuotaName, extension.RootQuotaName, extension.SystemQuotaName}
+	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("built-in quotas (-want,+got):\n%s", diff)
+	}
+	// Once the informer has them, nothing is created again.
+	eventually(t, func() bool {
+		l, err := f.plugin.quotas.ElasticQuotas("koordinator-system").List(labels.Everything())
+		return err == nil && len(l) == 3
+	})
+	f.koord.ClearActions()
+	f.plugin.ensureBuiltinQuotas(f.ctx)
+	if got := f.koord.Actions(); len(got) != 0 {
+		t.Errorf("actions on the second call = %v, want none", got)
+	}
+}
+
+// TestInvalidQuota checks that a quota whose annotation does not parse keeps its last good configuration and
+// is reported once, as a Warning event naming the annotation.
+func TestInvalidQuota(t *testing.T) {
+	quotas, nodes, pods := twoTenants()
+	f := newFixture(t, argsWith(t, nil), quotas, nodes, pods)
+	bad := quotas[0].DeepCopy()
+	bad.Spec.Max = rl("cpu", "5")
+	bad.Annotations[extension.AnnotationSharedWeight] = "{cpu"
+	if _, err := f.koord.SchedulingSigsV1alpha1().ElasticQuotas("quotas").Update(f.ctx, bad, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `Warning InvalidElasticQuota Ignored, the last good configuration stays: quota "team-a": annotation "quota.scheduling.koordinator.sh/shared-weight": invalid character 'c' looking for beginning of object key string`
+	select {
+	case got := <-f.events.Events:
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("event (-want,+got):\n%s", diff)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event recorded")
+	}
+	// Max stays 40: the incoming pod (not yet seen by the pod informer, counted by PreFilter) borrows a 31st
+	// cpu, where the rejected max would cap team-a at 5.
+	if _, s := f.plugin.PreFilter(f.ctx, framework.NewCycleState(), pod("incoming", "team-a", 50, "", rl("cpu", "1")), nil); !s.IsSuccess() {
+		t.Errorf("PreFilter = %v, want Success under the last good max", s)
+	}
+	bad.Labels["touched"] = "again"
+	if _, err := f.koord.SchedulingSigsV1alpha1().ElasticQuotas("quotas").Update(f.ctx, bad, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func() bool {
+		eq, err := f.plugin.quotas.ElasticQuotas("quotas").Get("team-a")
+		return err == nil && eq.Labels["touched"] == "again"
+	})
+	select {
+	case got := <-f.events.Events:
+		t.Errorf("second event for the same error: %s", got)
+	default:
+	}
+}

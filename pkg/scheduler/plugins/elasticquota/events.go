@@ -1,0 +1,133 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package elasticquota
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/koord-dev/koord/apis/extension"
+	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/core"
+)
+
+// ElasticQuotaEvent is the event resource of ElasticQuotas, "<plural>.<version>.<group>" as kube-scheduler
+// expects for custom resources; kube-scheduler watches them with a dynamic informer of its own.
+var ElasticQuotaEvent = fwk.EventResource(fmt.Sprintf("elasticquotas.%s.%s", schedv1alpha1.SchemeGroupVersion.Version, schedv1alpha1.SchemeGroupVersion.Group))
+
+// configAnnotations are the quota annotations that change runtime quotas or pods' quotas; the others are
+// written by the plugin itself.
+var configAnnotations = []string{extension.AnnotationSharedWeight, extension.AnnotationGuaranteed, extension.AnnotationQuotaNamespaces}
+
+// EventsToRegister returns the events that may make a pod this plugin rejected schedulable: an ElasticQuota
+// added, deleted or reconfigured; a pod deleted (it releases its used resources, or its request, which frees
+// lent resources); a node added or its allocatable changed (the cluster grows). Without enableQueueHint
+// every such event requeues the pods.
+func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
+	events := []fwk.ClusterEventWithHint{
+		{Event: fwk.ClusterEvent{Resource: ElasticQuotaEvent, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: isSchedulableAfterQuotaChange},
+		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Delete}, QueueingHintFn: isSchedulableAfterPodDelete},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable}, QueueingHintFn: isSchedulableAfterNodeChange},
+	}
+	if !p.args.EnableQueueHint {
+		for i := range events {
+			events[i].QueueingHintFn = nil
+		}
+	}
+	return events, nil
+}
+
+// isSchedulableAfterQuotaChange queues the pod when a quota appears or goes, or its spec, labels or
+// configuration annotations change; not when only its status or the plugin's own annotations do.
+func isSchedulableAfterQuotaChange(logger klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	if oldObj == nil || newObj == nil {
+		return fwk.Queue, nil
+	}
+	oldQuota, err := asQuota(oldObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	newQuota, err := asQuota(newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	if !equality.Semantic.DeepEqual(oldQuota.Spec, newQuota.Spec) || !equality.Semantic.DeepEqual(oldQuota.Labels, newQuota.Labels) {
+		logger.V(5).Info("ElasticQuota changed, the pod may fit now", "pod", klog.KObj(pod), "elasticQuota", klog.KObj(newQuota))
+		return fwk.Queue, nil
+	}
+	for _, key := range configAnnotations {
+		if oldQuota.Annotations[key] != newQuota.Annotations[key] {
+			return fwk.Queue, nil
+		}
+	}
+	return fwk.QueueSkip, nil
+}
+
+// asQuota returns obj as a typed ElasticQuota: kube-scheduler's dynamic informer delivers unstructured
+// objects.
+func asQuota(obj any) (*schedv1alpha1.ElasticQuota, error) {
+	switch o := obj.(type) {
+	case *schedv1alpha1.ElasticQuota:
+		return o, nil
+	case *unstructured.Unstructured:
+		eq := &schedv1alpha1.ElasticQuota{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, eq); err != nil {
+			return nil, fmt.Errorf("convert ElasticQuota %s: %w", o.GetName(), err)
+		}
+		return eq, nil
+	}
+	return nil, fmt.Errorf("want an ElasticQuota, got %T", obj)
+}
+
+// isSchedulableAfterPodDelete queues the pod when the deleted pod requested anything.
+func isSchedulableAfterPodDelete(logger klog.Logger, pod *corev1.Pod, oldObj, _ any) (fwk.QueueingHint, error) {
+	deleted := podOf(oldObj)
+	if deleted == nil {
+		return fwk.Queue, fmt.Errorf("want a deleted pod, got %T", oldObj)
+	}
+	if core.PodRequest(deleted).IsZero() {
+		return fwk.QueueSkip, nil
+	}
+	logger.V(5).Info("Pod deleted, the pod's quota may have room now", "pod", klog.KObj(pod), "deletedPod", klog.KObj(deleted))
+	return fwk.Queue, nil
+}
+
+// isSchedulableAfterNodeChange queues the pod for a new node or a changed allocatable.
+func isSchedulableAfterNodeChange(_ klog.Logger, _ *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	newNode, ok := newObj.(*corev1.Node)
+	if !ok {
+		return fwk.Queue, fmt.Errorf("want a node, got %T", newObj)
+	}
+	if oldObj == nil {
+		return fwk.Queue, nil
+	}
+	oldNode, ok := oldObj.(*corev1.Node)
+	if !ok {
+		return fwk.Queue, fmt.Errorf("want a node, got %T", oldObj)
+	}
+	if equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable) {
+		return fwk.QueueSkip, nil
+	}
+	return fwk.Queue, nil
+}
