@@ -35,3 +35,15 @@ package scheduler
 // +kubebuilder:rbac:groups=scheduling.sigs.k8s.io,resources=elasticquotas,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=scheduling.sigs.k8s.io,resources=elasticquotas/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
+
+// Coscheduling reads PodGroups (as does kube-scheduler, for the plugin's events), writes their status, and
+// marks the pods of a gang that timed out (an annotation; kube-scheduler's role may only patch pod status).
+// +kubebuilder:rbac:groups=scheduling.sigs.k8s.io,resources=podgroups,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scheduling.sigs.k8s.io,resources=podgroups/status,verbs=patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=patch
+
+// Reservation places Reservations through reserve pods it creates (and deletes once placed; their annotation
+// records the allocation), writes Reservations' status, and deletes those past their GC time.
+// +kubebuilder:rbac:groups=scheduling.koordinator.sh,resources=reservations,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups=scheduling.koordinator.sh,resources=reservations/status,verbs=update
+// +kubebuilder:rbac:groups="",resources=pods,verbs=create;patch

@@ -34,8 +34,10 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation"
 )
 
 // Plugins returns the options that register every Koord plugin with kube-scheduler. The plugins of one call
@@ -45,6 +47,8 @@ func Plugins() []app.Option {
 	return []app.Option{
 		app.WithPlugin(loadaware.Name, loadaware.NewFactory(informers)),
 		app.WithPlugin(elasticquota.Name, elasticquota.NewFactory(informers)),
+		app.WithPlugin(coscheduling.Name, coscheduling.NewFactory(informers)),
+		app.WithPlugin(reservation.Name, reservation.NewFactory(informers)),
 	}
 }
 

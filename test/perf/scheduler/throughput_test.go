@@ -85,21 +85,16 @@ type contender struct {
 	registry func() []app.Option
 }
 
+// batchJobPlugins are the plugins of the shipped profile for batch and AI jobs; the LoadAwareScheduling
+// measurement leaves them out.
+var batchJobPlugins = []string{"ElasticQuota", "Coscheduling", "Reservation"}
+
 var contenders = []contender{
 	{
 		name:          "koord",
 		schedulerName: "koord-scheduler",
 		config: func(kubeconfig string) ([]byte, error) {
-			data, err := os.ReadFile(filepath.Join(env.RepoRoot, "config", "scheduler", "koord-scheduler-config.yaml"))
-			if err != nil {
-				return nil, err
-			}
-			var cfg map[string]any
-			if err := yaml.Unmarshal(data, &cfg); err != nil {
-				return nil, err
-			}
-			cfg["clientConnection"] = clientConnection(kubeconfig)
-			return yaml.Marshal(cfg)
+			return shippedConfig(kubeconfig, batchJobPlugins...)
 		},
 		registry: scheduler.Plugins,
 	},
@@ -115,6 +110,46 @@ var contenders = []contender{
 		},
 		registry: func() []app.Option { return nil },
 	},
+}
+
+// shippedConfig returns koord-scheduler's shipped configuration for kubeconfig, with the plugins named in
+// without taken out of its profile: out of every extension point's enabled list (an extension point left with
+// none gets kube-scheduler's default plugins) and out of pluginConfig.
+func shippedConfig(kubeconfig string, without ...string) ([]byte, error) {
+	data, err := os.ReadFile(filepath.Join(env.RepoRoot, "config", "scheduler", "koord-scheduler-config.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]any
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return nil, err
+	}
+	dropped := func(entry any) bool {
+		m, _ := entry.(map[string]any)
+		return slices.Contains(without, fmt.Sprint(m["name"]))
+	}
+	profiles, _ := raw["profiles"].([]any)
+	for _, p := range profiles {
+		profile, _ := p.(map[string]any)
+		if plugins, ok := profile["plugins"].(map[string]any); ok {
+			for _, point := range plugins {
+				if p, ok := point.(map[string]any); ok {
+					if enabled, ok := p["enabled"].([]any); ok {
+						p["enabled"] = slices.DeleteFunc(enabled, dropped)
+						// A point whose every enabled plugin went (queueSort) gets kube-scheduler's defaults back.
+						if len(p["enabled"].([]any)) == 0 {
+							delete(p, "disabled")
+						}
+					}
+				}
+			}
+		}
+		if pc, ok := profile["pluginConfig"].([]any); ok {
+			profile["pluginConfig"] = slices.DeleteFunc(pc, dropped)
+		}
+	}
+	raw["clientConnection"] = clientConnection(kubeconfig)
+	return yaml.Marshal(raw)
 }
 
 func clientConnection(kubeconfig string) map[string]any {

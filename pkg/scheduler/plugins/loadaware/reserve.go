@@ -49,19 +49,23 @@ func (p *Plugin) watchPods(ctx context.Context, h fwk.Handle) error {
 	if informers == nil {
 		return errors.New("the framework handle has no informer factory")
 	}
-	reg, err := informers.Core().V1().Pods().Informer().AddEventHandler(toolscache.FilteringResourceEventHandler{
-		FilterFunc: func(obj any) bool {
-			pod := podOf(obj)
-			return pod != nil && pod.Spec.NodeName != ""
+	reg, err := informers.Core().V1().Pods().Informer().AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if pod := podOf(obj); pod != nil && pod.Spec.NodeName != "" {
+				p.podBound(logger, pod)
+			}
 		},
-		Handler: toolscache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { p.podBound(logger, obj.(*corev1.Pod)) },
-			UpdateFunc: func(_, obj any) { p.podBound(logger, obj.(*corev1.Pod)) },
-			DeleteFunc: func(obj any) {
-				if pod := podOf(obj); pod != nil {
-					p.nodes.Remove(pod.UID)
-				}
-			},
+		UpdateFunc: func(_, obj any) {
+			if pod := podOf(obj); pod != nil && pod.Spec.NodeName != "" {
+				p.podBound(logger, pod)
+			}
+		},
+		// Every deleted pod is forgotten, bound or not: a pod a Bind plugin placed without binding it (a
+		// Reservation's reserve pod) was recorded by Reserve and is deleted without ever having a node.
+		DeleteFunc: func(obj any) {
+			if pod := podOf(obj); pod != nil {
+				p.nodes.Remove(pod.UID)
+			}
 		},
 	})
 	if err != nil {

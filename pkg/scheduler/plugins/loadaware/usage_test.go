@@ -179,10 +179,13 @@ func TestAssignCacheFollowsPods(t *testing.T) {
 	p1 := bound(pod("p1", rl("cpu", "1")), "n1", now)
 	p2 := bound(pod("p2", rl("cpu", "1")), "n1", now)
 	pending := pod("pending", rl("cpu", "1"))
-	f := newFixture(t, argsWith(t, nil), nil, []*corev1.Pod{p1, p2, pending})
+	// Placed by Reserve but never bound, as a Reservation's reserve pod is, then deleted.
+	placed := pod("placed", rl("cpu", "1"))
+	f := newFixture(t, argsWith(t, nil), nil, []*corev1.Pod{p1, p2, pending, placed})
 	if got := f.plugin.nodes.Len("n1"); got != 2 {
 		t.Fatalf("assigned pods on n1 = %d, want 2", got)
 	}
+	f.reserve(t, placed, "n3")
 	pods := f.kube.CoreV1().Pods("default")
 	if err := pods.Delete(f.ctx, "p1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -196,7 +199,12 @@ func TestAssignCacheFollowsPods(t *testing.T) {
 	if _, err := pods.Update(f.ctx, nowBound, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func() bool { return f.plugin.nodes.Len("n1") == 0 && f.plugin.nodes.Len("n2") == 1 })
+	if err := pods.Delete(f.ctx, "placed", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func() bool {
+		return f.plugin.nodes.Len("n1") == 0 && f.plugin.nodes.Len("n2") == 1 && f.plugin.nodes.Len("n3") == 0
+	})
 }
 
 // TestAssignedUsageMemo: the memoized usage of assigned pods follows the pods, the NodeMetric and the time.

@@ -1,0 +1,194 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package coscheduling implements the Coscheduling plugin: gang scheduling. The pods of a gang (a PodGroup
+// of scheduling.sigs.k8s.io, or pods carrying the gang.scheduling.koordinator.sh annotations) are placed all
+// together or not at all: they wait in Permit until enough of them are assumed, and a Strict gang gives up
+// the whole attempt when one member fails. The gangs' state lives in core; this package decides. See
+// README.md for the rules.
+package coscheduling
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/utils/clock"
+
+	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
+	schedsigslisters "github.com/koord-dev/koord/pkg/client/listers/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	_ "github.com/koord-dev/koord/pkg/scheduler/apis/config/scheme" // kube-scheduler must be able to decode the args.
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
+	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/core"
+)
+
+// Name is the plugin's name in a KubeSchedulerConfiguration.
+const Name = "Coscheduling"
+
+var (
+	_ fwk.QueueSortPlugin   = &Plugin{}
+	_ fwk.PreFilterPlugin   = &Plugin{}
+	_ fwk.PostFilterPlugin  = &Plugin{}
+	_ fwk.PermitPlugin      = &Plugin{}
+	_ fwk.ReservePlugin     = &Plugin{}
+	_ fwk.PostBindPlugin    = &Plugin{}
+	_ fwk.EnqueueExtensions = &Plugin{}
+	_ fwk.SignPlugin        = &Plugin{}
+)
+
+// statusDelay is how long a PodGroup's status change waits before it is written, so that the changes of many
+// members make one write.
+const statusDelay = time.Second
+
+// Plugin is the Coscheduling plugin.
+type Plugin struct {
+	// runCtx is the context the factory got, which lives as long as the scheduler: retries of failed gangs
+	// run under it.
+	runCtx context.Context
+	handle fwk.Handle
+	clock  clock.WithDelayedExecution
+	cache  *core.Cache
+	// checkCycle is false when args.SkipCheckScheduleCycle turns the schedule-cycle check off.
+	checkCycle bool
+
+	podGroups schedsigslisters.PodGroupLister
+	client    versioned.Interface
+	// queue holds the PodGroup status writes and the timeout marks to make.
+	queue       workqueue.TypedRateLimitingInterface[workItem]
+	statusDelay time.Duration
+	// podsSynced reports whether the cache has seen every pod the scheduler's informer listed at start.
+	podsSynced func() bool
+}
+
+// Option configures the plugin factory.
+type Option func(*options)
+
+type options struct {
+	clock       clock.WithDelayedExecution
+	client      versioned.Interface
+	statusDelay time.Duration
+}
+
+// WithClock makes the plugin tell how long members have waited, and when failed gangs are tried again, by c.
+func WithClock(c clock.WithDelayedExecution) Option {
+	return func(o *options) { o.clock = c }
+}
+
+// WithClient makes the plugin write PodGroup status through client instead of a clientset built from the
+// framework handle's kubeconfig.
+func WithClient(client versioned.Interface) Option {
+	return func(o *options) { o.client = client }
+}
+
+// withStatusDelay changes statusDelay, for tests.
+func withStatusDelay(d time.Duration) Option {
+	return func(o *options) { o.statusDelay = d }
+}
+
+// NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads
+// PodGroups through informers, which it starts with the context the factory gets and waits for, and pods
+// through the scheduler's informer factory.
+func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime.PluginFactory {
+	o := options{clock: clock.RealClock{}, statusDelay: statusDelay}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		return newPlugin(ctx, obj, h, informers, o)
+	}
+}
+
+func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers *crdinformers.Shared, o options) (*Plugin, error) {
+	args, ok := obj.(*config.CoschedulingArgs)
+	if !ok {
+		return nil, fmt.Errorf("want args of type CoschedulingArgs, got %T", obj)
+	}
+	if errs := validation.ValidateCoschedulingArgs(field.NewPath("pluginConfig").Key(Name).Child("args"), args); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	client := o.client
+	if client == nil {
+		var err error
+		if client, err = newClient(h.KubeConfig()); err != nil {
+			return nil, err
+		}
+	}
+	p := &Plugin{
+		runCtx: ctx,
+		handle: h,
+		clock:  o.clock,
+		cache: core.NewCache(core.Defaults{
+			WaitTime:    args.DefaultTimeout.Duration,
+			MatchPolicy: extension.GangMatchPolicy(args.DefaultMatchPolicy),
+		}, o.clock),
+		checkCycle:  !args.SkipCheckScheduleCycle,
+		client:      client,
+		queue:       workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[workItem]()),
+		statusDelay: o.statusDelay,
+	}
+	if err := p.watchPodGroups(ctx, informers, h); err != nil {
+		return nil, err
+	}
+	if err := p.watchPods(ctx, h); err != nil {
+		return nil, err
+	}
+	p.run(ctx, int(args.ControllerWorkers))
+	return p, nil
+}
+
+// newClient builds Koord's clientset from kube-scheduler's kubeconfig. Custom resources speak JSON, not the
+// protobuf kube-scheduler asks for by default.
+func newClient(cfg *rest.Config) (versioned.Interface, error) {
+	if cfg == nil {
+		return nil, errors.New("the framework handle carries no kubeconfig to write PodGroup status with")
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.ContentType = "application/json"
+	cfg.AcceptContentTypes = "application/json"
+	cfg = rest.AddUserAgent(cfg, "koord-scheduler")
+	c, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create Koord clientset: %w", err)
+	}
+	return c, nil
+}
+
+// run starts the workers that write PodGroup status and timeout marks; they stop with ctx.
+func (p *Plugin) run(ctx context.Context, workers int) {
+	go func() {
+		<-ctx.Done()
+		p.queue.ShutDown()
+	}()
+	for range workers {
+		go wait.UntilWithContext(ctx, p.work, time.Second)
+	}
+	klog.FromContext(ctx).V(2).Info("Started Coscheduling workers", "workers", workers)
+}
+
+// Name returns the plugin's name.
+func (p *Plugin) Name() string { return Name }

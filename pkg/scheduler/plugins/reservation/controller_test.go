@@ -1,0 +1,305 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reservation
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+)
+
+// reconcile runs the controller once for the reservation name and returns when it asks to look again.
+func (f *fixture) reconcile(t *testing.T, name string) time.Duration {
+	t.Helper()
+	after, err := f.plugin.reconcile(f.ctx, name)
+	if err != nil {
+		t.Fatalf("reconcile(%s): %v", name, err)
+	}
+	return after
+}
+
+// get reads the reservation from the fake API.
+func (f *fixture) get(t *testing.T, name string) *schedv1alpha1.Reservation {
+	t.Helper()
+	r, err := f.koord.SchedulingV1alpha1().Reservations().Get(f.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get reservation %s: %v", name, err)
+	}
+	return r
+}
+
+// synced waits until the plugin's lister has the reservation's current resourceVersion.
+func (f *fixture) synced(t *testing.T, name string) {
+	t.Helper()
+	want := f.get(t, name).ResourceVersion
+	eventually(t, func() bool {
+		r, err := f.plugin.reservations.Get(name)
+		return err == nil && r.ResourceVersion == want
+	})
+}
+
+// conditionOf summarizes the reservation's condition of type ct as "Status/Reason: Message".
+func conditionOf(r *schedv1alpha1.Reservation, ct schedv1alpha1.ReservationConditionType) string {
+	c := getCondition(r.Status.Conditions, ct)
+	if c == nil {
+		return ""
+	}
+	return string(c.Status) + "/" + c.Reason + ": " + c.Message
+}
+
+func TestControllerReservePod(t *testing.T) {
+	f := newFixture(t, nil, []*schedv1alpha1.Reservation{reservation("r1", "", rl("cpu", "1"), byLabel("web"))}, nil, nil)
+	f.reconcile(t, "r1")
+	pod, err := f.kube.CoreV1().Pods(DefaultReservePodNamespace).Get(f.ctx, "r1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("reserve pod: %v", err)
+	}
+	if !isReservePod(pod) || pod.Labels[LabelReservationUID] != "r1" {
+		t.Errorf("reserve pod labels = %v", pod.Labels)
+	}
+
+	// The scheduler cannot place it: the reservation says why.
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes are available: 3 Insufficient cpu."}}
+	if _, err := f.kube.CoreV1().Pods(pod.Namespace).UpdateStatus(f.ctx, pod, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func() bool {
+		p, err := f.plugin.pods.Pods(pod.Namespace).Get("r1")
+		return err == nil && len(p.Status.Conditions) == 1
+	})
+	f.synced(t, "r1")
+	f.reconcile(t, "r1")
+	got := f.get(t, "r1")
+	want := []string{"Pending", "False/Unschedulable: 0/3 nodes are available: 3 Insufficient cpu."}
+	if diff := cmp.Diff(want, []string{string(got.Status.Phase), conditionOf(got, schedv1alpha1.ReservationConditionScheduled)}); diff != "" {
+		t.Errorf("pending reservation (-want,+got):\n%s", diff)
+	}
+
+	// Reservation deleted: its reserve pod goes.
+	if err := f.koord.SchedulingV1alpha1().Reservations().Delete(f.ctx, "r1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func() bool { _, err := f.plugin.reservations.Get("r1"); return apierrors.IsNotFound(err) })
+	f.reconcile(t, "r1")
+	if _, err := f.kube.CoreV1().Pods(pod.Namespace).Get(f.ctx, "r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("stray reserve pod: %v", err)
+	}
+}
+
+func TestControllerStatus(t *testing.T) {
+	owner := allocating(on(pod("web-0", map[string]string{"app": "web"}, rl("cpu", "1", "memory", "1Gi")), "n1"), "r1")
+	n1 := node("n1", rl("cpu", "8"))
+	tests := map[string]struct {
+		resv *schedv1alpha1.Reservation
+		// deleteOwner deletes the owner pod after the first reconcile.
+		deleteOwner   bool
+		wantPhase     schedv1alpha1.ReservationPhase
+		wantOwners    []string
+		wantAllocated corev1.ResourceList
+		wantReady     string
+		wantCached    bool
+	}{
+		"allocate once: Succeeded after the first owner": {
+			resv:          reservation("r1", "n1", rl("cpu", "2"), byLabel("web")),
+			wantPhase:     schedv1alpha1.ReservationSucceeded,
+			wantOwners:    []string{"default/web-0"},
+			wantAllocated: rl("cpu", "1"),
+			wantReady:     "False/Succeeded: Reservation is allocated by pod default/web-0",
+		},
+		"multi-use stays Available": {
+			resv:          edited(reservation("r1", "n1", rl("cpu", "2"), byLabel("web")), multiUse),
+			wantPhase:     schedv1alpha1.ReservationAvailable,
+			wantOwners:    []string{"default/web-0"},
+			wantAllocated: rl("cpu", "1"),
+			wantCached:    true,
+		},
+		"owner deleted releases": {
+			resv:        edited(reservation("r1", "n1", rl("cpu", "2"), byLabel("web")), multiUse),
+			deleteOwner: true,
+			wantPhase:   schedv1alpha1.ReservationAvailable,
+			wantCached:  true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, nil, []*schedv1alpha1.Reservation{tc.resv}, []*corev1.Node{n1}, []*corev1.Pod{owner})
+			f.reconcile(t, "r1")
+			if tc.deleteOwner {
+				if err := f.kube.CoreV1().Pods("default").Delete(f.ctx, "web-0", metav1.DeleteOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				eventually(t, func() bool { return f.view("r1").Owners == 0 })
+				f.synced(t, "r1")
+				f.reconcile(t, "r1")
+			}
+			got := f.get(t, "r1")
+			var owners []string
+			for _, o := range got.Status.CurrentOwners {
+				owners = append(owners, o.Namespace+"/"+o.Name)
+			}
+			if diff := cmp.Diff(tc.wantPhase, got.Status.Phase); diff != "" {
+				t.Errorf("phase (-want,+got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantOwners, owners); diff != "" {
+				t.Errorf("currentOwners (-want,+got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantAllocated, got.Status.Allocated); diff != "" {
+				t.Errorf("allocated (-want,+got):\n%s", diff)
+			}
+			if tc.wantReady != "" {
+				if diff := cmp.Diff(tc.wantReady, conditionOf(got, schedv1alpha1.ReservationConditionReady)); diff != "" {
+					t.Errorf("Ready (-want,+got):\n%s", diff)
+				}
+			}
+			if _, cached := f.plugin.cache.Placed("r1"); cached != tc.wantCached {
+				t.Errorf("held in cache = %v, want %v", cached, tc.wantCached)
+			}
+		})
+	}
+}
+
+func TestControllerRebuildsAllocationsOnStart(t *testing.T) {
+	owners := []*corev1.Pod{
+		allocating(on(pod("web-0", map[string]string{"app": "web"}, rl("cpu", "1")), "n1"), "r1"),
+		allocating(on(pod("web-1", map[string]string{"app": "web"}, rl("cpu", "500m")), "n1"), "r1"),
+		// Not bound yet: its allocation was only assumed by the scheduler that stopped.
+		allocating(pod("web-2", map[string]string{"app": "web"}, rl("cpu", "500m")), "r1"),
+	}
+	f := newFixture(t, nil, []*schedv1alpha1.Reservation{edited(reservation("r1", "n1", rl("cpu", "4"), byLabel("web")), multiUse)}, []*corev1.Node{node("n1", rl("cpu", "8"))}, owners)
+	eventually(t, func() bool { return f.view("r1").Owners == 2 })
+	if diff := cmp.Diff(resvView{Allocated: "cpu=1500m", Held: "cpu=2500m", Owners: 2}, f.view("r1")); diff != "" {
+		t.Errorf("rebuilt reservation (-want,+got):\n%s", diff)
+	}
+}
+
+func TestControllerExpiry(t *testing.T) {
+	tests := map[string]struct {
+		resv      *schedv1alpha1.Reservation
+		wantAfter time.Duration
+		step      time.Duration
+		wantPhase schedv1alpha1.ReservationPhase
+		wantReady string
+	}{
+		"ttl": {
+			resv:      edited(reservation("r1", "n1", rl("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) { r.Spec.TTL = &metav1.Duration{Duration: time.Hour} }),
+			wantAfter: time.Hour,
+			step:      time.Hour,
+			wantPhase: schedv1alpha1.ReservationFailed,
+			wantReady: "False/Expired: Reservation expired at 2026-07-01T13:00:00Z",
+		},
+		"expires wins over ttl": {
+			resv: edited(reservation("r1", "n1", rl("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) {
+				r.Spec.Expires = &metav1.Time{Time: now.Add(10 * time.Minute)}
+			}),
+			wantAfter: 10 * time.Minute,
+			step:      10 * time.Minute,
+			wantPhase: schedv1alpha1.ReservationFailed,
+			wantReady: "False/Expired: Reservation expired at 2026-07-01T12:10:00Z",
+		},
+		"ttl 0 never expires": {
+			resv:      edited(reservation("r1", "n1", rl("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) { r.Spec.TTL = &metav1.Duration{} }),
+			step:      1000 * time.Hour,
+			wantPhase: schedv1alpha1.ReservationAvailable,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, nil, []*schedv1alpha1.Reservation{tc.resv}, []*corev1.Node{node("n1", rl("cpu", "8"))}, nil)
+			if diff := cmp.Diff(tc.wantAfter, f.reconcile(t, "r1")); diff != "" {
+				t.Errorf("requeue after (-want,+got):\n%s", diff)
+			}
+			f.clock.Step(tc.step)
+			f.reconcile(t, "r1")
+			got := f.get(t, "r1")
+			if diff := cmp.Diff([]string{string(tc.wantPhase), tc.wantReady}, []string{string(got.Status.Phase), conditionOf(got, schedv1alpha1.ReservationConditionReady)}); diff != "" {
+				t.Errorf("status (-want,+got):\n%s", diff)
+			}
+			_, held := f.plugin.cache.Placed("r1")
+			if want := tc.wantPhase == schedv1alpha1.ReservationAvailable; held != want {
+				t.Errorf("held in cache = %v, want %v", held, want)
+			}
+		})
+	}
+}
+
+func TestControllerExpiryDeletesReservePod(t *testing.T) {
+	r := edited(reservation("r1", "", rl("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) { r.Spec.TTL = &metav1.Duration{Duration: time.Minute} })
+	f := newFixture(t, nil, []*schedv1alpha1.Reservation{r}, nil, nil)
+	f.reconcile(t, "r1")
+	eventually(t, func() bool { _, err := f.plugin.pods.Pods(DefaultReservePodNamespace).Get("r1"); return err == nil })
+	f.synced(t, "r1")
+	f.clock.Step(time.Minute)
+	f.reconcile(t, "r1")
+	if got := f.get(t, "r1").Status.Phase; got != schedv1alpha1.ReservationFailed {
+		t.Errorf("phase = %s, want Failed", got)
+	}
+	if _, err := f.kube.CoreV1().Pods(DefaultReservePodNamespace).Get(f.ctx, "r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("reserve pod of an expired reservation: %v", err)
+	}
+}
+
+func TestControllerNodeDeleted(t *testing.T) {
+	f := newFixture(t, nil, []*schedv1alpha1.Reservation{reservation("r1", "gone", rl("cpu", "1"), byLabel("web"))}, []*corev1.Node{node("n1", rl("cpu", "8"))}, nil)
+	f.reconcile(t, "r1")
+	got := f.get(t, "r1")
+	if diff := cmp.Diff([]string{"Failed", "False/NodeDeleted: node gone was deleted"}, []string{string(got.Status.Phase), conditionOf(got, schedv1alpha1.ReservationConditionReady)}); diff != "" {
+		t.Errorf("status (-want,+got):\n%s", diff)
+	}
+}
+
+func TestControllerGC(t *testing.T) {
+	ended := edited(reservation("r1", "n1", rl("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) {
+		r.Status.Phase = schedv1alpha1.ReservationSucceeded
+		r.Status.Conditions = []schedv1alpha1.ReservationCondition{{
+			Type: schedv1alpha1.ReservationConditionReady, Status: schedv1alpha1.ConditionStatusFalse, Reason: schedv1alpha1.ReasonReservationSucceeded,
+			LastTransitionTime: metav1.NewTime(now.Add(-time.Hour)),
+		}}
+	})
+	f := newFixture(t, nil, []*schedv1alpha1.Reservation{ended}, nil, nil)
+	if diff := cmp.Diff(23*time.Hour, f.reconcile(t, "r1")); diff != "" {
+		t.Errorf("requeue after (-want,+got):\n%s", diff)
+	}
+	f.get(t, "r1")
+	f.clock.Step(23 * time.Hour)
+	f.reconcile(t, "r1")
+	if _, err := f.koord.SchedulingV1alpha1().Reservations().Get(f.ctx, "r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("reservation after gcDurationSeconds: %v", err)
+	}
+}
+
+func TestControllerDoesNotRecreateAfterBind(t *testing.T) {
+	r := reservation("r1", "", rl("cpu", "1"), byLabel("web"))
+	f := newFixture(t, nil, []*schedv1alpha1.Reservation{r}, nil, nil)
+	// Bind placed the reservation and deleted its pod; the informer still has the Pending copy.
+	placed := f.get(t, "r1")
+	placed.Status.NodeName, placed.Status.Phase = "n1", schedv1alpha1.ReservationAvailable
+	if _, err := f.koord.SchedulingV1alpha1().Reservations().UpdateStatus(f.ctx, placed, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.plugin.ensureReservePod(f.ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.kube.CoreV1().Pods(DefaultReservePodNamespace).Get(f.ctx, "r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("reserve pod recreated for a placed reservation: %v", err)
+	}
+}

@@ -1,0 +1,84 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reservation
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+)
+
+// ReservationEvent is the resource of Reservation events in kube-scheduler's queue.
+var ReservationEvent = fwk.EventResource(fmt.Sprintf("reservations.%s.%s", schedv1alpha1.SchemeGroupVersion.Version, schedv1alpha1.SchemeGroupVersion.Group))
+
+// EventsToRegister returns the events after which a pod this plugin rejected may fit: a Reservation placed,
+// changed, ended or deleted; an assigned pod deleted (it may release an allocation or free the node); a node
+// added or its allocatable changed.
+func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return []fwk.ClusterEventWithHint{
+		{Event: fwk.ClusterEvent{Resource: ReservationEvent, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: isSchedulableAfterReservationChange},
+		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Delete}},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable}},
+	}, nil
+}
+
+// isSchedulableAfterReservationChange queues the pod when a Reservation is added or deleted, or when its spec,
+// labels, phase, node, allocatable or allocated change; condition-only updates are skipped.
+func isSchedulableAfterReservationChange(logger klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	if oldObj == nil || newObj == nil {
+		return fwk.Queue, nil
+	}
+	oldR, err := asReservation(oldObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	newR, err := asReservation(newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	if !equality.Semantic.DeepEqual(oldR.Spec, newR.Spec) || !equality.Semantic.DeepEqual(oldR.Labels, newR.Labels) ||
+		oldR.Status.Phase != newR.Status.Phase || oldR.Status.NodeName != newR.Status.NodeName ||
+		!equality.Semantic.DeepEqual(oldR.Status.Allocatable, newR.Status.Allocatable) ||
+		!equality.Semantic.DeepEqual(oldR.Status.Allocated, newR.Status.Allocated) {
+		logger.V(5).Info("Reservation changed, the pod may fit now", "pod", klog.KObj(pod), "reservation", klog.KObj(newR))
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
+}
+
+// asReservation converts an event object (typed, or unstructured from kube-scheduler's dynamic informer).
+func asReservation(obj any) (*schedv1alpha1.Reservation, error) {
+	switch o := obj.(type) {
+	case *schedv1alpha1.Reservation:
+		return o, nil
+	case *unstructured.Unstructured:
+		r := &schedv1alpha1.Reservation{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, r); err != nil {
+			return nil, fmt.Errorf("convert Reservation %s: %w", o.GetName(), err)
+		}
+		return r, nil
+	}
+	return nil, fmt.Errorf("want a Reservation, got %T", obj)
+}

@@ -1,0 +1,145 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reservation
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
+	fwk "k8s.io/kube-scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	testingclock "k8s.io/utils/clock/testing"
+
+	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/client/clientset/versioned/fake"
+	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+)
+
+func TestNewFactory(t *testing.T) {
+	tests := map[string]struct {
+		args    runtime.Object
+		wantErr string
+	}{
+		"wrong args type": {
+			args:    &configv1.ReservationArgs{},
+			wantErr: "want args of type ReservationArgs",
+		},
+		"invalid args": {
+			args:    argsWith(t, func(a *configv1.ReservationArgs) { a.GCDurationSeconds = new(int64) }),
+			wantErr: "pluginConfig[Reservation].args.gcDurationSeconds: Invalid value: 0: must be greater than 0",
+		},
+		"controller places a pending reservation's reserve pod": {
+			args: argsWith(t, nil),
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, ctx := ktesting.NewTestContext(t)
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			kube := kubefake.NewClientset()
+			kubeInformers := informers.NewSharedInformerFactory(kube, 0)
+			fh, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithInformerFactory(kubeInformers), frameworkruntime.WithClientSet(kube))
+			if err != nil {
+				t.Fatal(err)
+			}
+			koord := fake.NewSimpleClientset(reservation("r1", "", rl("cpu", "1"), byLabel("web")))
+			_, err = NewFactory(crdinformers.NewForClient(koord), WithClient(koord), WithClock(testingclock.NewFakeClock(now)))(ctx, tc.args, fh)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("NewFactory error = %v, want it to contain %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			kubeInformers.Start(ctx.Done())
+			eventually(t, func() bool {
+				_, err := kube.CoreV1().Pods(DefaultReservePodNamespace).Get(ctx, "r1", metav1.GetOptions{})
+				return err == nil
+			})
+		})
+	}
+}
+
+func TestReservationHint(t *testing.T) {
+	base := reservation("r1", "n1", rl("cpu", "1"), byLabel("web"))
+	toUnstructured := func(r *schedv1alpha1.Reservation) *unstructured.Unstructured {
+		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &unstructured.Unstructured{Object: obj}
+	}
+	tests := map[string]struct {
+		oldObj, newObj any
+		want           fwk.QueueingHint
+	}{
+		"added":   {newObj: base, want: fwk.Queue},
+		"deleted": {oldObj: base, want: fwk.Queue},
+		"phase changed": {
+			oldObj: base,
+			newObj: edited(base.DeepCopy(), func(r *schedv1alpha1.Reservation) { r.Status.Phase = schedv1alpha1.ReservationFailed }),
+			want:   fwk.Queue,
+		},
+		"allocated changed, from the dynamic informer": {
+			oldObj: toUnstructured(base),
+			newObj: toUnstructured(edited(base.DeepCopy(), func(r *schedv1alpha1.Reservation) { r.Status.Allocated = rl("cpu", "1") })),
+			want:   fwk.Queue,
+		},
+		"only conditions changed": {
+			oldObj: base,
+			newObj: edited(base.DeepCopy(), func(r *schedv1alpha1.Reservation) {
+				r.Status.Conditions = []schedv1alpha1.ReservationCondition{{Type: schedv1alpha1.ReservationConditionReady}}
+			}),
+			want: fwk.QueueSkip,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			logger, _ := ktesting.NewTestContext(t)
+			got, err := isSchedulableAfterReservationChange(logger, pod("p", nil, nil), tc.oldObj, tc.newObj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("hint (-want,+got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := isSchedulableAfterReservationChange(testLogger(t), pod("p", nil, nil), &corev1.Pod{}, base); err == nil {
+		t.Error("a pod passed as a Reservation gave no error")
+	}
+}
+
+// testLogger is the logger of t.
+func testLogger(t *testing.T) klog.Logger {
+	logger, _ := ktesting.NewTestContext(t)
+	return logger
+}

@@ -1,0 +1,118 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reservation
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/koord-dev/koord/apis/extension"
+)
+
+// reserveStateKey is the CycleState key of the reservation the pod allocates.
+const reserveStateKey fwk.StateKey = "Reserve" + Name
+
+// reserveState is the reservation Reserve chose for the pod.
+type reserveState struct {
+	uid  types.UID
+	name string
+}
+
+// Clone returns the state itself: it is immutable.
+func (s *reserveState) Clone() fwk.StateData { return s }
+
+func getReserveState(cs fwk.CycleState) *reserveState {
+	data, err := cs.Read(reserveStateKey)
+	if err != nil {
+		return nil
+	}
+	s, _ := data.(*reserveState)
+	return s
+}
+
+// Reserve chooses the reservation on the node that the pod allocates (smallest reservation order, then most
+// allocated) and records the allocation in the cache at once, so the next cycle sees it. A pod that may use
+// none runs on the node's free resources. It returns Success, or Error when the node is unknown.
+func (p *Plugin) Reserve(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod, nodeName string) *fwk.Status {
+	if isReservePod(pod) {
+		return nil
+	}
+	s, err := getPreFilterState(cs)
+	if err != nil || s.matched.Len() == 0 {
+		return nil
+	}
+	ni, err := p.handle.SnapshotSharedLister().NodeInfos().Get(nodeName)
+	if err != nil {
+		return fwk.AsStatus(fmt.Errorf("get node %s: %w", nodeName, err))
+	}
+	chosen := s.choose(s.fitting(ni))
+	if chosen == nil {
+		return nil
+	}
+	p.cache.Assume(allocation{pod: podRef(pod), resvUID: chosen.uid, resvName: chosen.name, requests: s.requests})
+	cs.Write(reserveStateKey, &reserveState{uid: chosen.uid, name: chosen.name})
+	klog.FromContext(ctx).V(3).Info("Allocated a reservation", "pod", klog.KObj(pod), "reservation", chosen.name, "node", nodeName)
+	return nil
+}
+
+// Unreserve releases the allocation Reserve recorded.
+func (p *Plugin) Unreserve(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod, nodeName string) {
+	rs := getReserveState(cs)
+	if rs == nil {
+		return
+	}
+	if _, ok := p.cache.Forget(pod.UID); ok {
+		klog.FromContext(ctx).V(3).Info("Released a reservation", "pod", klog.KObj(pod), "reservation", rs.name, "node", nodeName)
+	}
+	cs.Delete(reserveStateKey)
+}
+
+// PreBindPreFlight returns Skip for pods that allocate no reservation.
+func (p *Plugin) PreBindPreFlight(_ context.Context, cs fwk.CycleState, _ *corev1.Pod, _ string) (*fwk.PreBindPreFlightResult, *fwk.Status) {
+	if getReserveState(cs) == nil {
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	return &fwk.PreBindPreFlightResult{AllowParallel: true}, nil
+}
+
+// PreBind writes the reservation-allocated annotation on the pod, so that the allocation survives a scheduler
+// restart. It returns Error when the patch fails; the pod is then retried and the allocation released.
+func (p *Plugin) PreBind(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod, _ string) *fwk.Status {
+	rs := getReserveState(cs)
+	if rs == nil {
+		return nil
+	}
+	value, err := json.Marshal(allocatedAnnotation{Name: rs.name, UID: rs.uid})
+	if err != nil {
+		return fwk.AsStatus(fmt.Errorf("encode annotation %s: %w", extension.AnnotationReservationAllocated, err))
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{extension.AnnotationReservationAllocated: string(value)}}})
+	if err != nil {
+		return fwk.AsStatus(fmt.Errorf("encode pod patch: %w", err))
+	}
+	if _, err := p.kube.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fwk.AsStatus(fmt.Errorf("annotate pod %s/%s with reservation %q: %w", pod.Namespace, pod.Name, rs.name, err))
+	}
+	return nil
+}

@@ -1,0 +1,219 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reservation
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/koord-dev/koord/apis/extension"
+	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+)
+
+// resvView is what a test checks of a reservation in the cache.
+type resvView struct {
+	Allocated string
+	Held      string
+	Owners    int
+}
+
+func (f *fixture) view(name string) resvView {
+	for _, r := range f.plugin.cache.Snapshot().all {
+		if r.name == name {
+			return resvView{Allocated: r.allocated.String(), Held: r.held.String(), Owners: r.ownerCount}
+		}
+	}
+	return resvView{Held: "gone"}
+}
+
+// reserve runs PreFilter and Reserve for pod on node and returns the cycle state.
+func (f *fixture) reserve(t *testing.T, pod *corev1.Pod, node string) fwk.CycleState {
+	t.Helper()
+	cs, _, s := f.cycle(pod)
+	if !s.IsSuccess() && !s.IsSkip() {
+		t.Fatalf("PreFilter = %v", s)
+	}
+	if s := f.plugin.Reserve(f.ctx, cs, pod, node); !s.IsSuccess() {
+		t.Fatalf("Reserve = %v", s)
+	}
+	return cs
+}
+
+func TestReserveUnreserve(t *testing.T) {
+	n1 := node("n1", rl("cpu", "8", "memory", "16Gi"))
+	web := func(name, cpu string) *corev1.Pod { return pod(name, map[string]string{"app": "web"}, rl("cpu", cpu)) }
+	tests := map[string]struct {
+		resv *schedv1alpha1.Reservation
+		// pods are reserved on n1 in turn.
+		pods          []*corev1.Pod
+		want          resvView
+		wantAfterLast resvView // after Unreserve of the last pod
+	}{
+		"allocate once: the first owner takes it": {
+			resv:          reservation("r1", "n1", rl("cpu", "2"), byLabel("web")),
+			pods:          []*corev1.Pod{web("a", "1")},
+			want:          resvView{Allocated: "cpu=1", Held: "", Owners: 1},
+			wantAfterLast: resvView{Allocated: "", Held: "cpu=2"},
+		},
+		"allocate once: a second owner gets nothing": {
+			resv:          reservation("r1", "n1", rl("cpu", "2"), byLabel("web")),
+			pods:          []*corev1.Pod{web("a", "1"), web("b", "1")},
+			want:          resvView{Allocated: "cpu=1", Held: "", Owners: 1},
+			wantAfterLast: resvView{Allocated: "cpu=1", Held: "", Owners: 1},
+		},
+		"multi-use: owners add up, only reserved resources count": {
+			resv:          edited(reservation("r1", "n1", rl("cpu", "3"), byLabel("web")), multiUse),
+			pods:          []*corev1.Pod{web("a", "1"), pod("b", map[string]string{"app": "web"}, rl("cpu", "1500m", "memory", "1Gi"))},
+			want:          resvView{Allocated: "cpu=2500m", Held: "cpu=500m", Owners: 2},
+			wantAfterLast: resvView{Allocated: "cpu=1", Held: "cpu=2", Owners: 1},
+		},
+		"non-owner allocates nothing": {
+			resv:          reservation("r1", "n1", rl("cpu", "2"), byLabel("web")),
+			pods:          []*corev1.Pod{pod("x", nil, rl("cpu", "1"))},
+			want:          resvView{Allocated: "", Held: "cpu=2"},
+			wantAfterLast: resvView{Allocated: "", Held: "cpu=2"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, nil, []*schedv1alpha1.Reservation{tc.resv}, []*corev1.Node{n1}, nil)
+			var last fwk.CycleState
+			for _, p := range tc.pods {
+				last = f.reserve(t, p, "n1")
+			}
+			if diff := cmp.Diff(tc.want, f.view("r1")); diff != "" {
+				t.Errorf("after Reserve (-want,+got):\n%s", diff)
+			}
+			f.plugin.Unreserve(f.ctx, last, tc.pods[len(tc.pods)-1], "n1")
+			if diff := cmp.Diff(tc.wantAfterLast, f.view("r1")); diff != "" {
+				t.Errorf("after Unreserve (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestChooseAndScore(t *testing.T) {
+	nodes := []*corev1.Node{node("n1", rl("cpu", "8")), node("n2", rl("cpu", "8")), node("n3", rl("cpu", "8"))}
+	ordered := func(r *schedv1alpha1.Reservation, order string) *schedv1alpha1.Reservation {
+		r.Labels = map[string]string{extension.LabelReservationOrder: order}
+		return r
+	}
+	tests := map[string]struct {
+		resvs      []*schedv1alpha1.Reservation
+		wantChosen map[string]string // node → reservation Reserve picks
+		wantScores map[string]int64
+	}{
+		"smallest order first, zero order last": {
+			resvs: []*schedv1alpha1.Reservation{
+				ordered(reservation("a", "n1", rl("cpu", "1"), byLabel("web")), "2"),
+				ordered(reservation("b", "n1", rl("cpu", "4"), byLabel("web")), "1"),
+				reservation("c", "n1", rl("cpu", "1"), byLabel("web")),
+				ordered(reservation("d", "n2", rl("cpu", "1"), byLabel("web")), "3"),
+			},
+			wantChosen: map[string]string{"n1": "b", "n2": "d", "n3": ""},
+			// n1 holds the smallest order; d would be fully allocated: 100%.
+			wantScores: map[string]int64{"n1": 100, "n2": 100, "n3": 0},
+		},
+		"most allocated without order": {
+			resvs: []*schedv1alpha1.Reservation{
+				reservation("big", "n1", rl("cpu", "4"), byLabel("web")),
+				reservation("small", "n1", rl("cpu", "2"), byLabel("web")),
+				reservation("other", "n2", rl("cpu", "4"), byLabel("web")),
+				reservation("foreign", "n3", rl("cpu", "1"), byLabel("db")),
+			},
+			wantChosen: map[string]string{"n1": "small", "n2": "other", "n3": ""},
+			// 1 of 2 cpu: 50; 1 of 4 cpu: 25; no matching reservation: 0.
+			wantScores: map[string]int64{"n1": 50, "n2": 25, "n3": 0},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, nil, tc.resvs, nodes, nil)
+			p := pod("p", map[string]string{"app": "web"}, rl("cpu", "1"))
+			gotScores := map[string]int64{}
+			cs, _, s := f.cycle(p)
+			if !s.IsSuccess() {
+				t.Fatalf("PreFilter = %v", s)
+			}
+			if s := f.plugin.PreScore(f.ctx, cs, p, nil); !s.IsSuccess() {
+				t.Fatalf("PreScore = %v", s)
+			}
+			for _, n := range nodes {
+				score, s := f.plugin.Score(f.ctx, cs, p, nodeInfo(n))
+				if !s.IsSuccess() {
+					t.Fatalf("Score = %v", s)
+				}
+				gotScores[n.Name] = score
+			}
+			if diff := cmp.Diff(tc.wantScores, gotScores); diff != "" {
+				t.Errorf("scores (-want,+got):\n%s", diff)
+			}
+			gotChosen := map[string]string{}
+			for _, n := range nodes {
+				cs := f.reserve(t, p, n.Name)
+				gotChosen[n.Name] = ""
+				if rs := getReserveState(cs); rs != nil {
+					gotChosen[n.Name] = rs.name
+				}
+				f.plugin.Unreserve(f.ctx, cs, p, n.Name)
+			}
+			if diff := cmp.Diff(tc.wantChosen, gotChosen); diff != "" {
+				t.Errorf("chosen reservations (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPreScoreSkipsNonOwners(t *testing.T) {
+	f := newFixture(t, nil, []*schedv1alpha1.Reservation{reservation("r1", "n1", rl("cpu", "1"), byLabel("web"))}, nil, nil)
+	p := pod("p", nil, rl("cpu", "1"))
+	cs, _, _ := f.cycle(p)
+	if s := f.plugin.PreScore(f.ctx, cs, p, nil); !s.IsSkip() {
+		t.Errorf("PreScore = %v, want Skip", s)
+	}
+}
+
+func TestPreBind(t *testing.T) {
+	n1 := node("n1", rl("cpu", "8"))
+	owner := pod("p", map[string]string{"app": "web"}, rl("cpu", "1"))
+	other := pod("q", nil, rl("cpu", "1"))
+	f := newFixture(t, nil, []*schedv1alpha1.Reservation{reservation("r1", "n1", rl("cpu", "2"), byLabel("web"))}, []*corev1.Node{n1}, []*corev1.Pod{owner, other})
+
+	cs := f.reserve(t, other, "n1")
+	if _, s := f.plugin.PreBindPreFlight(f.ctx, cs, other, "n1"); !s.IsSkip() {
+		t.Errorf("PreBindPreFlight(non-owner) = %v, want Skip", s)
+	}
+
+	cs = f.reserve(t, owner, "n1")
+	if _, s := f.plugin.PreBindPreFlight(f.ctx, cs, owner, "n1"); !s.IsSuccess() {
+		t.Fatalf("PreBindPreFlight(owner) = %v", s)
+	}
+	if s := f.plugin.PreBind(f.ctx, cs, owner, "n1"); !s.IsSuccess() {
+		t.Fatalf("PreBind = %v", s)
+	}
+	got, err := f.kube.CoreV1().Pods("default").Get(f.ctx, "p", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(`{"name":"r1","uid":"r1"}`, got.Annotations[extension.AnnotationReservationAllocated]); diff != "" {
+		t.Errorf("annotation (-want,+got):\n%s", diff)
+	}
+}

@@ -1,0 +1,134 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/koord-dev/koord/apis/extension"
+)
+
+// TestGangBindsAllOrNothing: a gang whose members all fit binds together; one that does not fit binds none of
+// its members, holds nothing (a node added later takes the whole gang), and says why it waits.
+func TestGangBindsAllOrNothing(t *testing.T) {
+	f := newFixture(t)
+	startScheduler(t, requestsOnly)
+	f.node("a", "0", 0, nil)
+	f.node("b", "0", 0, nil)
+
+	// 4 × 2 cpus on 2 × 10 cpus: they fit, and bind.
+	for _, p := range f.gang("fits", 4, "2", nil) {
+		f.boundNode(p)
+	}
+
+	// 6 × 3 cpus: 3 fit on each node but 2 are taken by the first gang (8 cpus on a node leaves room for
+	// none, or 4 of 20 cpus are used: at most 2 + 2 = 4 members fit, two short of the gang).
+	big := f.gang("too-big", 6, "3", nil)
+	f.consistentlyUnbound(big, 5*time.Second)
+	if msg := f.unschedulable(big[0]); !strings.Contains(msg, "gang") {
+		t.Errorf("PodScheduled message of a member %q does not mention its gang", msg)
+	}
+	// Nothing of the gang stays assumed: with a third node all six fit, and bind.
+	f.node("c", "0", 0, nil)
+	for _, p := range big {
+		f.boundNode(p)
+	}
+}
+
+// TestGangTimesOut: a NonStrict gang whose members do not all fit waits its waiting time, then its waiting
+// members are released and marked timed out; none is bound, and the gang binds once it fits.
+func TestGangTimesOut(t *testing.T) {
+	f := newFixture(t)
+	startScheduler(t, requestsOnly)
+	f.node("a", "0", 0, nil)
+
+	// 4 × 3 cpus on 10 cpus: 3 fit, the fourth does not.
+	gang := f.gang("slow", 4, "3", map[string]string{
+		extension.AnnotationGangMode:     "NonStrict",
+		extension.AnnotationGangWaitTime: "2s",
+	})
+	f.eventually("the gang's members were not marked timed out", func(ctx context.Context) (bool, error) {
+		for _, p := range gang {
+			got := &corev1.Pod{}
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
+				return false, err
+			}
+			if extension.IsGangTimeout(got) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	f.consistentlyUnbound(gang, time.Second)
+	f.node("b", "0", 0, nil)
+	for _, p := range gang {
+		f.boundNode(p)
+	}
+}
+
+// requestsOnly lifts LoadAwareScheduling's thresholds, so that only requests decide what fits.
+var requestsOnly = pluginArgs{plugin: "LoadAwareScheduling", fields: map[string]any{
+	"usageThresholds": map[string]any{"cpu": 100, "memory": 100},
+}}
+
+// gang creates n pods of one gang (gang annotations, minimum n), each requesting cpu cpus and 100Mi, with the
+// extra annotations.
+func (f *fixture) gang(name string, n int, cpus string, annotations map[string]string) []*corev1.Pod {
+	f.t.Helper()
+	pods := make([]*corev1.Pod, n)
+	for i := range n {
+		pods[i] = f.pod(fmt.Sprintf("%s-%d", name, i), cpu(cpus), func(p *corev1.Pod) {
+			p.Annotations = map[string]string{
+				extension.AnnotationGangName:   name,
+				extension.AnnotationGangMinNum: fmt.Sprint(n),
+			}
+			for k, v := range annotations {
+				p.Annotations[k] = v
+			}
+		})
+	}
+	return pods
+}
+
+// consistentlyUnbound fails the test when one of pods is bound within d.
+func (f *fixture) consistentlyUnbound(pods []*corev1.Pod, d time.Duration) {
+	f.t.Helper()
+	err := wait.PollUntilContextTimeout(f.t.Context(), 200*time.Millisecond, d, true, func(context.Context) (bool, error) {
+		for _, p := range pods {
+			got := &corev1.Pod{}
+			// The test's context, not the poll's: a read cut short by the poll's deadline is no finding.
+			if err := env.Client.Get(f.t.Context(), client.ObjectKeyFromObject(p), got); err != nil {
+				return false, err
+			}
+			if got.Spec.NodeName != "" {
+				return false, fmt.Errorf("pod %s was bound to %s", p.Name, got.Spec.NodeName)
+			}
+		}
+		return false, nil
+	})
+	if !wait.Interrupted(err) {
+		f.t.Fatalf("gang members: %v", err)
+	}
+}
