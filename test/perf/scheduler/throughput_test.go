@@ -32,6 +32,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -47,7 +48,10 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
+	"github.com/koord-dev/koord/apis/extension"
+	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	"github.com/koord-dev/koord/pkg/scheduler"
 	"github.com/koord-dev/koord/test/testenv"
@@ -58,7 +62,7 @@ var (
 	podCount  = flag.Int("pods", 5000, "pods per measurement")
 	runs      = flag.Int("runs", 1, "measurements of each scheduler; the order alternates from one run to the next")
 	timeout   = flag.Duration("bind-timeout", 10*time.Minute, "how long a scheduler may take to bind all pods")
-	only      = flag.String("only", "", "measure only this scheduler (koord or upstream), e.g. to profile it")
+	only      = flag.String("only", "", "measure only this scheduler (koord, koord-jobs or upstream), e.g. to profile it")
 	// The counters are cumulative over the process: use with -only and -runs=1 to read one scheduler's.
 	showCounters = flag.Bool("counters", false, "log kube-scheduler's scheduling attempt and opportunistic batching counters after each run")
 )
@@ -95,6 +99,16 @@ var contenders = []contender{
 		schedulerName: "koord-scheduler",
 		config: func(kubeconfig string) ([]byte, error) {
 			return shippedConfig(kubeconfig, batchJobPlugins...)
+		},
+		registry: scheduler.Plugins,
+	},
+	{
+		// koord-jobs is the whole shipped profile: also ElasticQuota, Coscheduling and Reservation, with the
+		// pods in gangs and quotas and some of them owning reservations (see createBatchJobObjects).
+		name:          "koord-jobs",
+		schedulerName: "koord-scheduler",
+		config: func(kubeconfig string) ([]byte, error) {
+			return shippedConfig(kubeconfig)
 		},
 		registry: scheduler.Plugins,
 	},
@@ -221,18 +235,23 @@ func BenchmarkSchedulerThroughput(b *testing.B) {
 				run++
 			}
 		}
-		for _, name := range []string{"koord", "upstream"} {
-			if len(results[name]) > 0 {
-				b.ReportMetric(median(results[name], measurement.rate), name+"-pods/s")
-				b.ReportMetric(median(results[name], measurement.cpuPerPod), name+"-cpu-ms/pod")
+		summary := fmt.Sprintf("medians over %d runs:", run)
+		upstream := median(results["upstream"], measurement.rate)
+		for _, c := range contenders {
+			ms := results[c.name]
+			if len(ms) == 0 {
+				continue
+			}
+			rate, cpu := median(ms, measurement.rate), median(ms, measurement.cpuPerPod)
+			b.ReportMetric(rate, c.name+"-pods/s")
+			b.ReportMetric(cpu, c.name+"-cpu-ms/pod")
+			summary += fmt.Sprintf(" %s %.1f pods/s, %.2f ms CPU/pod;", c.name, rate, cpu)
+			if c.name != "upstream" && upstream > 0 {
+				b.ReportMetric(rate/upstream, c.name+"/upstream")
+				summary += fmt.Sprintf(" %s/upstream %.2f;", c.name, rate/upstream)
 			}
 		}
-		koord, upstream := median(results["koord"], measurement.rate), median(results["upstream"], measurement.rate)
-		if koord > 0 && upstream > 0 {
-			b.ReportMetric(koord/upstream, "koord/upstream")
-			b.Logf("medians over %d runs: upstream %.1f pods/s, %.2f ms CPU/pod; koord %.1f pods/s, %.2f ms CPU/pod; ratio koord/upstream %.2f",
-				run, upstream, median(results["upstream"], measurement.cpuPerPod), koord, median(results["koord"], measurement.cpuPerPod), koord/upstream)
-		}
+		b.Log(summary)
 	})
 }
 
@@ -273,6 +292,11 @@ func newHarness(b *testing.B) (*harness, error) {
 	if err := writeKubeconfig(env.Config, kubeconfig); err != nil {
 		return nil, err
 	}
+	// ElasticQuota keeps its built-in quotas there.
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "koordinator-system"}}
+	if _, err := kube.CoreV1().Namespaces().Create(b.Context(), ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("create namespace %s: %w", ns.Name, err)
+	}
 	return &harness{kube: kube, koord: koord, kubeconfig: kubeconfig}, nil
 }
 
@@ -293,6 +317,9 @@ func (h *harness) measure(b *testing.B, c contender, run int) (measurement, erro
 		return measurement{}, err
 	}
 	defer stopWatch()
+	if err := h.createBatchJobObjects(ctx, prefix); err != nil {
+		return measurement{}, err
+	}
 	if err := h.createPods(ctx, prefix, c.schedulerName); err != nil {
 		return measurement{}, err
 	}
@@ -389,24 +416,96 @@ func (h *harness) createNodes(ctx context.Context, prefix string) error {
 	})
 }
 
-// createPods creates the pending pods, 100m cpu and 200Mi each, for schedulerName.
-func (h *harness) createPods(ctx context.Context, namespace, schedulerName string) error {
-	requests := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("100m"),
-		corev1.ResourceMemory: resource.MustParse("200Mi"),
+// The batch-job workload, the same for every scheduler (those without the plugins ignore it): pods in gangs
+// of gangSize (gang annotations), spread over quotaCount ElasticQuotas (quota label), and the first
+// reservationCount pods each owning a Reservation of their size.
+const (
+	gangSize         = 8
+	quotaCount       = 20
+	reservationCount = 100
+	// reservationOwnerLabel names the Reservation a pod owns.
+	reservationOwnerLabel = "perf.koord.dev/reservation"
+)
+
+// podRequests are the requests of every pod and reservation.
+var podRequests = corev1.ResourceList{
+	corev1.ResourceCPU:    resource.MustParse("100m"),
+	corev1.ResourceMemory: resource.MustParse("200Mi"),
+}
+
+// notReadyToleration lets pods onto the measurement's nodes: the apiserver taints new nodes not-ready, and no
+// node controller runs to lift it.
+var notReadyToleration = corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+
+// createBatchJobObjects creates the ElasticQuotas (each with min 1% and max all of the nodes' cpu and memory,
+// so that they borrow) and the Reservations of a measurement.
+func (h *harness) createBatchJobObjects(ctx context.Context, namespace string) error {
+	cpus, memory := int64(32**nodeCount), int64(128**nodeCount)
+	for i := range quotaCount {
+		eq := &schedv1alpha1.ElasticQuota{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-quota-%d", namespace, i), Namespace: namespace},
+			Spec: schedv1alpha1.ElasticQuotaSpec{
+				Min: corev1.ResourceList{corev1.ResourceCPU: *resource.NewQuantity(cpus/100, resource.DecimalSI), corev1.ResourceMemory: resource.MustParse(fmt.Sprintf("%dGi", memory/100))},
+				Max: corev1.ResourceList{corev1.ResourceCPU: *resource.NewQuantity(cpus, resource.DecimalSI), corev1.ResourceMemory: resource.MustParse(fmt.Sprintf("%dGi", memory))},
+			},
+		}
+		if _, err := h.koord.SchedulingSigsV1alpha1().ElasticQuotas(namespace).Create(ctx, eq, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create ElasticQuota %s: %w", eq.Name, err)
+		}
 	}
+	return parallel(ctx, reservationCount, func(ctx context.Context, i int) error {
+		name := fmt.Sprintf("%s-r-%d", namespace, i)
+		r := &schedulingv1alpha1.Reservation{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{nodeLabel: namespace}},
+			Spec: schedulingv1alpha1.ReservationSpec{
+				Template: &corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Namespace: namespace},
+					Spec: corev1.PodSpec{
+						NodeSelector: map[string]string{nodeLabel: namespace},
+						Tolerations:  []corev1.Toleration{notReadyToleration},
+						Containers: []corev1.Container{{
+							Name:      "main",
+							Image:     "registry.k8s.io/pause:3.10",
+							Resources: corev1.ResourceRequirements{Requests: podRequests},
+						}},
+					},
+				},
+				Owners: []schedulingv1alpha1.ReservationOwner{{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{reservationOwnerLabel: name}}}},
+			},
+		}
+		if _, err := h.koord.SchedulingV1alpha1().Reservations().Create(ctx, r, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create Reservation %s: %w", name, err)
+		}
+		return nil
+	})
+}
+
+// createPods creates the pending pods, 100m cpu and 200Mi each, for schedulerName, in their gangs and quotas,
+// the first ones owning the Reservations.
+func (h *harness) createPods(ctx context.Context, namespace, schedulerName string) error {
 	return parallel(ctx, *podCount, func(ctx context.Context, i int) error {
+		labels := map[string]string{extension.LabelQuotaName: fmt.Sprintf("%s-quota-%d", namespace, i%quotaCount)}
+		if i < reservationCount {
+			labels[reservationOwnerLabel] = fmt.Sprintf("%s-r-%d", namespace, i)
+		}
 		pod := &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("pod-%d", i), Namespace: namespace},
+			ObjectMeta: metav1.ObjectMeta{
+				Name:      fmt.Sprintf("pod-%d", i),
+				Namespace: namespace,
+				Labels:    labels,
+				Annotations: map[string]string{
+					extension.AnnotationGangName:   fmt.Sprintf("gang-%d", i/gangSize),
+					extension.AnnotationGangMinNum: fmt.Sprint(min(gangSize, *podCount-i/gangSize*gangSize)),
+				},
+			},
 			Spec: corev1.PodSpec{
 				SchedulerName: schedulerName,
 				NodeSelector:  map[string]string{nodeLabel: namespace},
-				// The apiserver taints new nodes not-ready, and no node controller runs to lift it.
-				Tolerations: []corev1.Toleration{{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+				Tolerations:   []corev1.Toleration{notReadyToleration},
 				Containers: []corev1.Container{{
 					Name:      "main",
 					Image:     "registry.k8s.io/pause:3.10",
-					Resources: corev1.ResourceRequirements{Requests: requests},
+					Resources: corev1.ResourceRequirements{Requests: podRequests},
 				}},
 			},
 		}
@@ -513,6 +612,8 @@ func (h *harness) cleanUp(prefix string) {
 	_ = h.kube.CoreV1().Pods(prefix).DeleteCollection(ctx, now, metav1.ListOptions{})
 	_ = h.kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, selector)
 	_ = h.koord.SloV1alpha1().NodeMetrics().DeleteCollection(ctx, metav1.DeleteOptions{}, selector)
+	_ = h.koord.SchedulingV1alpha1().Reservations().DeleteCollection(ctx, metav1.DeleteOptions{}, selector)
+	_ = h.koord.SchedulingSigsV1alpha1().ElasticQuotas(prefix).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 	_ = h.kube.CoreV1().Namespaces().Delete(ctx, prefix, metav1.DeleteOptions{})
 	// Deletions are asynchronous only for namespaces; wait until the nodes are gone so that the next
 	// scheduler does not see them.

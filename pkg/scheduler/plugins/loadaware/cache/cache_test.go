@@ -326,6 +326,18 @@ func TestNodesForObject(t *testing.T) {
 			objects[i] = object(objects[i].Name)
 		}
 	}
+	// Every object is learnt after a bounded number of misses, also those linked after the last rebuild:
+	// misses of objects already linked count towards the next rebuild.
+	for range 10 {
+		for _, obj := range objects {
+			nodes.ForObject(obj)
+		}
+	}
+	for i, obj := range objects {
+		if (*nodes.byObject.Load())[obj] == nil {
+			t.Fatalf("the lookup by object does not hold node %d's object after 10 lookups", i)
+		}
+	}
 	// The last rebuild happened after at most a quarter of the objects (plus 16) were replaced.
 	stale := 0
 	for obj, n := range *nodes.byObject.Load() {

@@ -64,14 +64,17 @@ type Nodes struct {
 
 // Node is the state of one node.
 type Node struct {
-	view atomic.Pointer[viewEntry]
-	// pods are guarded by Nodes.mu.
-	pods       map[types.UID]*AssignedPod
+	// memo, view and generation are read for the node in every scheduling cycle: they come first, to share a
+	// cache line.
+
+	// memo holds what a user of the cache derived from the node's state.
+	memo       atomic.Value
+	view       atomic.Pointer[viewEntry]
 	generation atomic.Uint64
+	// pods are guarded by Nodes.mu.
+	pods map[types.UID]*AssignedPod
 	// memos hold the last AssignedUsage, of all pods and of koord-prod pods.
 	memos [2]atomic.Pointer[assignedMemo]
-	// memo holds what a user of the cache derived from the node's state.
-	memo atomic.Value
 	// object is the last node object ForObject found the node by; guarded by Nodes.mu.
 	object *corev1.Node
 	// owner is the Nodes the node belongs to.
@@ -110,16 +113,13 @@ func (c *Nodes) ForObject(node *corev1.Node) *Node {
 	return n
 }
 
-// link records that node is the current object of n. The lookup by object learns it when byObject is
-// rebuilt, once the objects found by name since the last rebuild are a quarter of those it holds: so objects
-// are found by name a bounded number of times, and the objects nodes no longer have (the scheduler replaces
-// a node's object on every update) stay referenced only until the next rebuild.
+// link records that node is the current object of n, which the lookup by object missed. The lookup learns
+// it when byObject is rebuilt, once the misses since the last rebuild are a quarter of the objects it holds:
+// so objects are found by name a bounded number of times, and the objects nodes no longer have (the
+// scheduler replaces a node's object on every update) stay referenced only until the next rebuild.
 func (c *Nodes) link(n *Node, node *corev1.Node) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n.object == node {
-		return
-	}
 	n.object = node
 	c.unlinked++
 	if c.unlinked <= len(*c.byObject.Load())/4+16 {
