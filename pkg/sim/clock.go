@@ -77,6 +77,19 @@ func (c *Clock) Real(d time.Duration) time.Duration {
 	return max(time.Duration(float64(d)/c.speed), 1)
 }
 
+// Simulated returns how much simulated time passes in d of the base clock, the inverse of Real; it saturates
+// at the longest time.Duration instead of overflowing.
+func (c *Clock) Simulated(d time.Duration) time.Duration {
+	s := float64(d) * c.speed
+	switch {
+	case s >= math.MaxInt64:
+		return math.MaxInt64
+	case s <= math.MinInt64:
+		return math.MinInt64
+	}
+	return time.Duration(s)
+}
+
 // simulated returns the simulated time at the base clock's time t.
 func (c *Clock) simulated(t time.Time) time.Time {
 	return c.start.Add(time.Duration(float64(t.Sub(c.baseStart)) * c.speed))

@@ -76,6 +76,30 @@ func TestClockNow(t *testing.T) {
 			if got := c.Real(tc.want); got != tc.step {
 				t.Errorf("Real(%v) = %v, want %v", tc.want, got, tc.step)
 			}
+			if got := c.Simulated(tc.step); got != tc.want {
+				t.Errorf("Simulated(%v) = %v, want %v", tc.step, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestClockSimulatedSaturates(t *testing.T) {
+	c, _ := newTestClock(t, 3600)
+	tests := map[string]struct {
+		tc   time.Duration
+		want time.Duration
+	}{
+		"an hour is 150 days":  {tc: time.Hour, want: 3600 * time.Hour},
+		"longest":              {tc: math.MaxInt64, want: math.MaxInt64},
+		"just past the limit":  {tc: math.MaxInt64/3600 + 1, want: math.MaxInt64},
+		"most negative":        {tc: math.MinInt64, want: math.MinInt64},
+		"negative stays exact": {tc: -time.Second, want: -time.Hour},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := c.Simulated(tc.tc); got != tc.want {
+				t.Errorf("Simulated(%v) = %v, want %v", tc.tc, got, tc.want)
+			}
 		})
 	}
 }

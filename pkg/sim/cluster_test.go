@@ -18,6 +18,8 @@ package sim
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -92,6 +94,12 @@ type testCluster struct {
 
 func startCluster(t *testing.T, kubeObjs, koordObjs []runtime.Object, opts Options) *testCluster {
 	t.Helper()
+	return startClusterAt(t, 1, kubeObjs, koordObjs, opts)
+}
+
+// startClusterAt is startCluster at the given speed.
+func startClusterAt(t *testing.T, speed float64, kubeObjs, koordObjs []runtime.Object, opts Options) *testCluster {
+	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
 	tc := &testCluster{
@@ -101,7 +109,7 @@ func startCluster(t *testing.T, kubeObjs, koordObjs []runtime.Object, opts Optio
 		recorder: record.NewFakeRecorder(100),
 		registry: prometheus.NewRegistry(),
 	}
-	clk, err := NewClock(tc.base, day, 1)
+	clk, err := NewClock(tc.base, day, speed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,6 +422,106 @@ func TestClusterFollowsNodesAndNodeMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.waitFor(t, "the new node", allNodes(1, func(n NodeSnapshot) bool { return n.Name == "n2" && !n.Last.Time.IsZero() }))
+}
+
+// TestClusterReportsEveryWallInterval steps the base clock by a quarter of the NodeMetric's report interval at
+// a time and checks that, whatever the speed, the node reports every four steps: every interval of wall time,
+// stamped with the wall clock, i.e. every interval × speed of simulated time.
+func TestClusterReportsEveryWallInterval(t *testing.T) {
+	tests := map[string]struct {
+		speed    float64
+		interval int64 // reportIntervalSeconds
+	}{
+		"half speed, 8s":      {speed: 0.5, interval: 8},
+		"real time, 4s":       {speed: 1, interval: 4},
+		"speed 60, 2s":        {speed: 60, interval: 2},
+		"demo speed 720, 1s":  {speed: 720, interval: 1},
+		"speed 3600, 10s":     {speed: 3600, interval: 10},
+		"speed 720, 300s":     {speed: 720, interval: 300},
+		"speed 720, no value": {speed: 720},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			nm := nodeMetric("n1")
+			if tc.interval > 0 {
+				nm.Spec.CollectPolicy = &slov1alpha1.NodeMetricCollectPolicy{ReportIntervalSeconds: ptr.To(tc.interval)}
+			}
+			interval := reportInterval(nm.Spec) // Koordinator's 60 s without a value
+			step := interval / 4
+			// The first report is due after one step; a round after every step (a whole number of simulated
+			// seconds, so that the round's last moment is the step's end).
+			simStep := time.Duration(float64(step) * tc.speed)
+			c := startClusterAt(t, tc.speed, []runtime.Object{kwokNode("n1", "4", "8Gi", false)}, []runtime.Object{nm},
+				Options{WarmUp: simStep, RoundInterval: min(simStep, DefaultRoundInterval)})
+
+			type state struct {
+				Step       int
+				Reports    int64
+				Stamp      time.Duration // wall time of the NodeMetric's updateTime, from the start
+				LastReport time.Duration // simulated time of the last report, from the start
+			}
+			var want, got []state
+			for i := 0; i <= 9; i++ {
+				if i > 0 {
+					c.base.Step(step)
+				}
+				at := day.Add(time.Duration(i) * simStep)
+				// The round of the step has run, and the scheduling loop waits for the next one.
+				s := c.waitFor(t, fmt.Sprintf("the round of step %d", i), allNodes(1, func(n NodeSnapshot) bool {
+					return n.Last.Time.Equal(at) && c.base.HasWaiters()
+				}))
+				got1 := state{Step: i, Reports: s.Nodes[0].Reports}
+				if lr := s.Nodes[0].LastReport; !lr.IsZero() {
+					got1.LastReport = lr.Sub(day)
+				}
+				obj, err := c.koord.SloV1alpha1().NodeMetrics().Get(t.Context(), "n1", metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if u := obj.Status.UpdateTime; u != nil {
+					got1.Stamp = u.Sub(realStart)
+				}
+				got = append(got, got1)
+
+				// Reports at steps 1, 5 and 9: the warm-up, then every interval of wall time.
+				w := state{Step: i}
+				if i >= 1 {
+					last := 1 + (i-1)/4*4
+					w.Reports = int64(1 + (i-1)/4)
+					w.Stamp = time.Duration(last) * step
+					w.LastReport = time.Duration(last) * simStep
+				}
+				want = append(want, w)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("reports after each step of %v of wall time (-want,+got):\n%s", step, diff)
+			}
+		})
+	}
+}
+
+func TestReportInterval(t *testing.T) {
+	policy := func(v int64) slov1alpha1.NodeMetricSpec {
+		return slov1alpha1.NodeMetricSpec{CollectPolicy: &slov1alpha1.NodeMetricCollectPolicy{ReportIntervalSeconds: ptr.To(v)}}
+	}
+	tests := map[string]struct {
+		tc   slov1alpha1.NodeMetricSpec
+		want time.Duration
+	}{
+		"no policy":        {tc: slov1alpha1.NodeMetricSpec{}, want: time.Minute},
+		"no interval":      {tc: slov1alpha1.NodeMetricSpec{CollectPolicy: &slov1alpha1.NodeMetricCollectPolicy{}}, want: time.Minute},
+		"zero: default":    {tc: policy(0), want: time.Minute},
+		"negative":         {tc: policy(-5), want: time.Minute},
+		"one second":       {tc: policy(1), want: time.Second},
+		"too long: capped": {tc: policy(math.MaxInt64), want: time.Duration(maxReportSeconds) * time.Second},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := reportInterval(tc.tc); got != tc.want {
+				t.Errorf("reportInterval = %v, want %v", got, tc.want)
+			}
+		})
+	}
 }
 
 func TestOptionsValidate(t *testing.T) {

@@ -71,10 +71,24 @@ limitations under the License.
 //
 // Clock is simulated time: a start and a Speed (1 is real time, 60 a simulated minute per second) over a base
 // clock, implementing k8s.io/utils/clock's interfaces, so the reporter, the evictor and the eviction strategy
-// all run on it. NodeMetric updateTime is the base (wall) clock's time of the report, not simulated time, so
-// the components that judge a report's age with their own clock (koord-manager's degradeTimeMinutes, the
-// load-aware scheduler's nodeMetricExpirationSeconds) see a fresh report at any speed; the aggregation windows
-// of a report are in simulated time.
+// all run on it. What a report contains is simulated: the usage, and its aggregation windows
+// (aggregateDurationSeconds, the 5m/10m/30m percentiles). When it is written is wall time, as the components
+// that read it judge it with their own clock:
+//
+//   - NodeMetric updateTime is the base (wall) clock's time of the report, so koord-manager's
+//     degradeTimeMinutes and the load-aware scheduler's nodeMetricExpirationSeconds see a fresh report at any
+//     speed.
+//   - A node reports every reportIntervalSeconds of the base clock, i.e. every reportIntervalSeconds × Speed of
+//     simulated time. The load-aware scheduler counts a pod at its estimate until a report stamped at least
+//     reportIntervalSeconds after the pod's placement, comparing wall-clock times; with reports every interval
+//     of simulated time a pod would stay at its estimate for Speed reports (at speed 720 and 300 s, for 5
+//     minutes of wall time, two and a half simulated days), and nodes would look fuller than they are.
+//
+// The first report of a node and its rounds (Options.WarmUp, Options.RoundInterval) are in simulated time.
+// A report the scheduler trusts for a pod thus comes at least Speed × reportIntervalSeconds of simulated time
+// after the placement: when that is at least aggregateDurationSeconds (e.g. 1 s at speed 720 with Koordinator's
+// 300 s window), the node's average holds the pod's usage in full; when it is shorter, the average holds part of
+// it, as a real koordlet's report does reportIntervalSeconds after a placement.
 //
 // # Statistics without samples
 //
@@ -92,8 +106,9 @@ limitations under the License.
 // One scheduling loop keeps the nodes in a heap ordered by when their next round is due (every RoundInterval,
 // sooner when a report is due or the node's NodeMetric appears) and hands due nodes to Options.Workers workers;
 // a round counts the moments since the last one, runs the eviction rule, and reports every
-// reportIntervalSeconds of the NodeMetric's spec (60 by default) of simulated time. The client's QPS and burst
-// bound the write rate (NewClusterForConfig). Snapshot returns per-node and total counters (suppressed moments,
+// reportIntervalSeconds of the NodeMetric's spec (60 by default) of wall time (see Time), so a cluster of N
+// nodes writes N / reportIntervalSeconds NodeMetric statuses a second whatever the speed. The client's QPS and
+// burst bound the write rate (NewClusterForConfig). Snapshot returns per-node and total counters (suppressed moments,
 // evictions, LS threshold breaches, reports) and each node's last state for reports such as the demo's.
 //
 // Metrics are prometheus client_golang collectors (koord_sim_*, plus the evictor's koord_koordlet_evictions_*)

@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -244,7 +245,10 @@ func (n *simNode) round(ctx context.Context) time.Time {
 				c.opts.Metrics.reports.WithLabelValues(ResultSuccess).Inc()
 				n.logProblem(logger, "report", nil, "")
 			}
-			n.nextReport = now.Add(reportInterval(nm.Spec))
+			// The interval is wall time, as koord-scheduler reads it against the wall-clock updateTime (a
+			// pod placed less than an interval before a report may be missing from it): at speed S the next
+			// report is due S intervals of simulated time later.
+			n.nextReport = now.Add(c.clock.Simulated(reportInterval(nm.Spec)))
 		}
 	}
 	if n.nextReport.After(now) && n.nextReport.Before(next) {
@@ -393,11 +397,14 @@ func (n *simNode) count(m *NodeModel, now time.Time) (suppressed, breaches int64
 	return suppressed, breaches
 }
 
-// reportInterval is the NodeMetric's reportIntervalSeconds, or Koordinator's default of 60 s when it sets
-// none (or less than 1).
+// maxReportSeconds is the longest report interval a time.Duration holds, in seconds.
+const maxReportSeconds = int64(math.MaxInt64 / time.Second)
+
+// reportInterval is the NodeMetric's reportIntervalSeconds, in wall time, or Koordinator's default of 60 s when
+// it sets none (or less than 1). An interval too long for a time.Duration is capped (about 292 years).
 func reportInterval(spec slov1alpha1.NodeMetricSpec) time.Duration {
 	if p := spec.CollectPolicy; p != nil && p.ReportIntervalSeconds != nil && *p.ReportIntervalSeconds >= 1 {
-		return time.Duration(*p.ReportIntervalSeconds) * time.Second
+		return time.Duration(min(*p.ReportIntervalSeconds, maxReportSeconds)) * time.Second
 	}
 	def := configuration.DefaultColocationStrategy().MetricReportIntervalSeconds
 	return time.Duration(*def) * time.Second

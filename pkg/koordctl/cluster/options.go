@@ -44,7 +44,8 @@ const (
 	// DefaultNodePods is the pod capacity of each node, the kubelet's default.
 	DefaultNodePods = 110
 	// DefaultReportInterval is metricReportIntervalSeconds of the installed slo-controller-config: how often,
-	// in simulated time, the simulated agents report NodeMetrics.
+	// in wall time at any speed, the simulated agents report NodeMetrics. 1000 nodes then write 100 NodeMetric
+	// statuses a second, which the local cluster carries (docs/koordctl.md, Scale and cost).
 	DefaultReportInterval = 10 * time.Second
 	// MaxNodes bounds --nodes: every node gets its own /24 pod CIDR under 10.0.0.0/8.
 	MaxNodes = 10000
@@ -90,11 +91,12 @@ type Options struct {
 	APIServerPort, EtcdPort, WebhookPort, ManagerHealthPort, SchedulerPort int
 
 	// Speed is how fast simulated time runs for the node agents: 1 is real time, 60 a simulated minute per
-	// second. Usage profiles and the aggregation windows of reports follow simulated time; NodeMetric update
-	// times are wall-clock times.
+	// second. Usage profiles and the aggregation windows of reports follow simulated time; when the agents
+	// report (ReportInterval) and the NodeMetric update times are wall-clock times.
 	Speed float64
-	// ReportInterval is metricReportIntervalSeconds in the slo-controller-config: how often, in simulated time,
-	// the node agents report NodeMetrics.
+	// ReportInterval is metricReportIntervalSeconds in the slo-controller-config: how often, in wall time
+	// whatever the Speed, each node agent reports its NodeMetric, as koord-scheduler and koord-manager read the
+	// interval against the wall-clock update times.
 	ReportInterval time.Duration
 	// DegradeTime, when set, is degradeTimeMinutes in the slo-controller-config: how long after its last
 	// NodeMetric update a node loses its batch resources. Zero keeps the shipped default (15 minutes).

@@ -141,7 +141,7 @@ func (f *Flags) ClusterOptions(s *Scenario) (cluster.Options, error) {
 	o.Nodes = s.Cluster.Nodes
 	o.NodeCPU, o.NodeMemory = s.Cluster.NodeCPU.DeepCopy(), s.Cluster.NodeMemory.DeepCopy()
 	o.Speed = s.Cluster.Speed
-	o.ReportInterval = s.Cluster.ReportInterval.Duration
+	o.ReportInterval = s.Cluster.ReportIntervalOrDefault()
 	feats, err := simFeatures(s.Cluster.SimFeatureGates)
 	if err != nil {
 		return o, fmt.Errorf("cluster.simFeatureGates: %w", err)
@@ -204,12 +204,6 @@ func RunCommand(ctx context.Context, f *Flags, out io.Writer, tty bool) error {
 	ctx = klog.NewContext(ctx, logger.WithName("koordctl-demo"))
 	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stopSignals()
-
-	// koord-scheduler takes the pods' estimation annotations (see estimatedScalingFactors) in a demo.
-	if opts.SchedulerConfig, err = writeSchedulerConfig(opts.StateDir, opts.ConfigDir); err != nil {
-		return err
-	}
-	defer func() { _ = os.Remove(opts.SchedulerConfig) }()
 
 	clk := clock.RealClock{}
 	printer := progress.New(out, tty, clk)

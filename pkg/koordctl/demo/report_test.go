@@ -334,25 +334,3 @@ func TestPrintSummary(t *testing.T) {
 		}
 	}
 }
-
-func TestSchedulerConfig(t *testing.T) {
-	data, err := SchedulerConfig("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"allowCustomizeEstimation: true", "schedulerName: koord-scheduler", "usageThresholds:"} {
-		if !strings.Contains(string(data), want) {
-			t.Errorf("configuration lacks %q:\n%s", want, data)
-		}
-	}
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "scheduler"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, schedulerConfigFile), []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{schedulerName: x}]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := SchedulerConfig(dir); err == nil || !strings.Contains(err.Error(), "no profile has a pluginConfig for LoadAwareScheduling") {
-		t.Errorf("SchedulerConfig without the plugin: %v, want an error naming it", err)
-	}
-}

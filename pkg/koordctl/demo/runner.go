@@ -495,57 +495,10 @@ func (r *runner) pod(name, workload string, req Resources, usage string) *corev1
 			TerminationGracePeriodSeconds: ptr.To[int64](0),
 		},
 	}
-	pod.Annotations = map[string]string{extension.AnnotationCustomEstimatedScalingFactors: estimatedScalingFactors(req, usageOf(usage))}
 	if usage != "" {
-		pod.Annotations[sim.AnnotationUsage] = usage
+		pod.Annotations = map[string]string{sim.AnnotationUsage: usage}
 	}
 	return pod
-}
-
-// usageOf parses an annotation value UsageAnnotation made; nil for none.
-func usageOf(annotation string) *sim.Usage {
-	if annotation == "" {
-		return nil
-	}
-	u, err := sim.ParseUsage(annotation)
-	if err != nil {
-		// Validated when the scenario was loaded.
-		return nil
-	}
-	return u
-}
-
-// estimatedScalingFactors returns the load-estimated-scaling-factors annotation for a pod with requests req
-// and usage u: each resource's mean usage in percent of its request, as the simulated agents will see it.
-//
-// koord-scheduler's load-aware plugin counts a pod at its estimate instead of its reported usage until a
-// NodeMetric reported reportIntervalSeconds after the pod was assigned; it reads that interval as wall time,
-// while the simulated agents report in simulated time, so at a demo's speed every pod stays in that window for
-// the whole scenario. The default estimate (85 % of the CPU request) would then stand for the usage of every
-// pod; an estimate from the usage profile keeps what the plugin sees close to what the nodes report.
-func estimatedScalingFactors(req Resources, u *sim.Usage) string {
-	cpu, mem := 100*sim.DefaultCPUFraction, 100*sim.DefaultMemoryFraction
-	if u != nil && u.CPU != nil {
-		cpu = 100 * meanOf(u.CPU) / req.CPU.AsApproximateFloat64()
-	}
-	if u != nil && u.Memory != nil {
-		mem = 100 * meanOf(u.Memory) / req.Memory.AsApproximateFloat64()
-	}
-	clamp := func(v float64) int64 { return int64(math.Round(min(100, max(1, v)))) }
-	return fmt.Sprintf(`{"cpu":%d,"memory":%d}`, clamp(cpu), clamp(mem))
-}
-
-// meanOf returns the mean of a profile over time: the value, the base of a diurnal profile, or base plus the
-// expected share of bursts.
-func meanOf(p *sim.Profile) float64 {
-	switch p.Type {
-	case sim.ProfileConstant:
-		return p.Value
-	case sim.ProfileBursty:
-		return p.Base + p.Probability*(p.Burst-p.Base)
-	default:
-		return p.Base
-	}
 }
 
 // sample records the cluster's state: usage from the agents' snapshot, batch allocatable from the Nodes, pods

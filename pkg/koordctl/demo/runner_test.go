@@ -137,22 +137,16 @@ func TestPods(t *testing.T) {
 		"service pod: LS, koord-prod": {
 			tc: svc,
 			want: view{
-				Labels: map[string]string{LabelScenario: "small", LabelWorkload: "web", extension.LabelPodQoS: "LS"},
-				Annotations: map[string]string{
-					sim.AnnotationUsage: `{"cpu":{"type":"constant","value":"1"}}`,
-					extension.AnnotationCustomEstimatedScalingFactors: `{"cpu":25,"memory":70}`,
-				},
-				Priority: "koord-prod", Scheduler: "koord-scheduler",
+				Labels:      map[string]string{LabelScenario: "small", LabelWorkload: "web", extension.LabelPodQoS: "LS"},
+				Annotations: map[string]string{sim.AnnotationUsage: `{"cpu":{"type":"constant","value":"1"}}`},
+				Priority:    "koord-prod", Scheduler: "koord-scheduler",
 				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi")},
 			},
 		},
 		"job pod: koord-batch, for the profile, plain requests": {
 			tc: job,
 			want: view{
-				Labels: map[string]string{LabelScenario: "small", LabelWorkload: "batch", LabelRun: "batch-1", LabelBatch: "true"},
-				Annotations: map[string]string{
-					extension.AnnotationCustomEstimatedScalingFactors: `{"cpu":50,"memory":70}`,
-				},
+				Labels:   map[string]string{LabelScenario: "small", LabelWorkload: "batch", LabelRun: "batch-1", LabelBatch: "true"},
 				Priority: "koord-batch", Scheduler: "koord-scheduler", Restart: corev1.RestartPolicyNever,
 				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3"), corev1.ResourceMemory: resource.MustParse("4Gi")},
 			},

@@ -46,10 +46,18 @@ const (
 	DefaultNamespace = "koord-demo"
 	// DefaultSampleInterval is the simulated time between two samples when the scenario sets none.
 	DefaultSampleInterval = 15 * time.Minute
-	// DefaultReportInterval is how often, in simulated time, nodes report NodeMetrics when the scenario sets
-	// none: long enough that the reports of a fast scenario do not load the apiserver.
-	DefaultReportInterval = 5 * time.Minute
+	// defaultReportsPerSecond is how many NodeMetric statuses a second the nodes of a scenario that sets no
+	// reportInterval write at most: what 1000 nodes reporting every 10 s (koordctl up's default) write, which
+	// the local cluster carries with headroom (docs/koordctl.md, Scale and cost).
+	defaultReportsPerSecond = 100
 )
+
+// DefaultReportInterval returns how often, in wall time, the nodes of a scenario with the given node count report
+// NodeMetrics when it sets no reportInterval: every second up to 100 nodes, then a second more per 100 nodes, so
+// that the reports stay frequent next to the samples of a fast scenario without loading the apiserver.
+func DefaultReportInterval(nodes int) time.Duration {
+	return time.Duration(max(1, (nodes+defaultReportsPerSecond-1)/defaultReportsPerSecond)) * time.Second
+}
 
 // Limits of a scenario.
 const (
@@ -97,11 +105,20 @@ type ClusterSpec struct {
 	NodeMemory *resource.Quantity `json:"nodeMemory,omitempty"`
 	// Speed is how fast simulated time runs: 720 makes a simulated day two minutes.
 	Speed float64 `json:"speed"`
-	// ReportInterval is how often, in simulated time, nodes report NodeMetrics; DefaultReportInterval when
-	// unset.
+	// ReportInterval is how often, in wall time, nodes report NodeMetrics (metricReportIntervalSeconds), whatever
+	// the speed; DefaultReportInterval of the node count when unset (see ReportIntervalOrDefault).
 	ReportInterval *metav1.Duration `json:"reportInterval,omitempty"`
 	// SimFeatureGates sets koordlet feature gates of the simulated node agents, e.g. BEMemoryEvict: true.
 	SimFeatureGates map[string]bool `json:"simFeatureGates,omitempty"`
+}
+
+// ReportIntervalOrDefault returns ReportInterval, or DefaultReportInterval(Nodes) when it is unset. The default
+// is resolved here rather than when the scenario loads, so that it follows a --nodes override.
+func (c *ClusterSpec) ReportIntervalOrDefault() time.Duration {
+	if c.ReportInterval != nil {
+		return c.ReportInterval.Duration
+	}
+	return DefaultReportInterval(c.Nodes)
 }
 
 // Resources are the CPU and memory a pod requests.
@@ -225,9 +242,6 @@ func (s *Scenario) Default() {
 	}
 	if s.Cluster.NodeMemory == nil {
 		s.Cluster.NodeMemory = ptr.To(cluster.DefaultNodeMemory.DeepCopy())
-	}
-	if s.Cluster.ReportInterval == nil {
-		s.Cluster.ReportInterval = &metav1.Duration{Duration: DefaultReportInterval}
 	}
 	for i := range s.Jobs {
 		if s.Jobs[i].Parallelism == 0 {

@@ -65,9 +65,8 @@ func TestLoad(t *testing.T) {
 		Name: "small",
 		Cluster: ClusterSpec{
 			Nodes: 3, Speed: 1800,
-			NodeCPU:        ptr.To(cluster.DefaultNodeCPU.DeepCopy()),
-			NodeMemory:     ptr.To(cluster.DefaultNodeMemory.DeepCopy()),
-			ReportInterval: &metav1.Duration{Duration: DefaultReportInterval},
+			NodeCPU:    ptr.To(cluster.DefaultNodeCPU.DeepCopy()),
+			NodeMemory: ptr.To(cluster.DefaultNodeMemory.DeepCopy()),
 		},
 		Duration:       metav1.Duration{Duration: 4 * time.Hour},
 		SampleInterval: metav1.Duration{Duration: 10 * time.Minute},
@@ -228,13 +227,22 @@ func TestFlagsLoadScenario(t *testing.T) {
 		tc         Flags
 		wantNodes  int
 		wantSpeed  float64
+		wantReport time.Duration
 		wantErrSub string
 	}{
-		"built in": {tc: flags(func(*Flags) {}), wantNodes: 12, wantSpeed: 720},
-		"file":     {tc: flags(func(f *Flags) { f.Scenario = file }), wantNodes: 3, wantSpeed: 1800},
+		"built in": {tc: flags(func(*Flags) {}), wantNodes: 12, wantSpeed: 720, wantReport: time.Second},
+		"file":     {tc: flags(func(f *Flags) { f.Scenario = file }), wantNodes: 3, wantSpeed: 1800, wantReport: time.Second},
 		"overrides": {
 			tc:        flags(func(f *Flags) { f.Scenario, f.Nodes, f.Speed = file, 5, 60 }),
-			wantNodes: 5, wantSpeed: 60,
+			wantNodes: 5, wantSpeed: 60, wantReport: time.Second,
+		},
+		"default report interval follows --nodes": {
+			tc:        flags(func(f *Flags) { f.Scenario, f.Nodes = file, 1000 }),
+			wantNodes: 1000, wantSpeed: 1800, wantReport: 10 * time.Second,
+		},
+		"the built-in scenario's interval stays with --nodes": {
+			tc:        flags(func(f *Flags) { f.Nodes = 1000 }),
+			wantNodes: 1000, wantSpeed: 720, wantReport: time.Second,
 		},
 		"bad overrides": {
 			tc:         flags(func(f *Flags) { f.Scenario, f.ReportDir, f.Nodes, f.Speed = file, "", -1, 5000 }),
@@ -264,8 +272,42 @@ func TestFlagsLoadScenario(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if opts.Nodes != tc.wantNodes || opts.Speed != tc.wantSpeed || opts.ReportInterval != s.Cluster.ReportInterval.Duration {
-				t.Errorf("cluster options nodes %d speed %v report interval %v, want the scenario's", opts.Nodes, opts.Speed, opts.ReportInterval)
+			if opts.Nodes != tc.wantNodes || opts.Speed != tc.wantSpeed || opts.ReportInterval != tc.wantReport {
+				t.Errorf("cluster options nodes %d speed %v report interval %v, want %d, %v and %v", opts.Nodes, opts.Speed,
+					opts.ReportInterval, tc.wantNodes, tc.wantSpeed, tc.wantReport)
+			}
+			// The demo runs koord-scheduler's shipped configuration.
+			if opts.SchedulerConfig != "" {
+				t.Errorf("cluster options replace the scheduler configuration with %s", opts.SchedulerConfig)
+			}
+		})
+	}
+}
+
+func TestDefaultReportInterval(t *testing.T) {
+	tests := map[string]struct {
+		tc   int
+		want time.Duration
+	}{
+		"one node":      {tc: 1, want: time.Second},
+		"the demo's 12": {tc: 12, want: time.Second},
+		"100":           {tc: 100, want: time.Second},
+		"101":           {tc: 101, want: 2 * time.Second},
+		"1000":          {tc: 1000, want: 10 * time.Second},
+		"10000":         {tc: 10000, want: 100 * time.Second},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := DefaultReportInterval(tc.tc); got != tc.want {
+				t.Errorf("DefaultReportInterval(%d) = %v, want %v", tc.tc, got, tc.want)
+			}
+			spec := ClusterSpec{Nodes: tc.tc}
+			if got := spec.ReportIntervalOrDefault(); got != tc.want {
+				t.Errorf("ReportIntervalOrDefault of %d nodes without an interval = %v, want %v", tc.tc, got, tc.want)
+			}
+			spec.ReportInterval = &metav1.Duration{Duration: 7 * time.Second}
+			if got := spec.ReportIntervalOrDefault(); got != 7*time.Second {
+				t.Errorf("ReportIntervalOrDefault with 7s set = %v, want 7s", got)
 			}
 		})
 	}

@@ -125,27 +125,6 @@ func TestUsageAnnotation(t *testing.T) {
 	}
 }
 
-func TestEstimatedScalingFactors(t *testing.T) {
-	req := Resources{CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi")}
-	tests := map[string]struct {
-		tc   *sim.Usage
-		want string
-	}{
-		"default shares": {tc: nil, want: `{"cpu":50,"memory":70}`},
-		"diurnal base":   {tc: &sim.Usage{CPU: &sim.Profile{Type: sim.ProfileDiurnal, Base: 1.5, Amplitude: 1}}, want: `{"cpu":38,"memory":70}`},
-		"bursty mean":    {tc: &sim.Usage{CPU: &sim.Profile{Type: sim.ProfileBursty, Base: 1, Burst: 3, Probability: 0.5}}, want: `{"cpu":50,"memory":70}`},
-		"capped at 100":  {tc: &sim.Usage{Memory: &sim.Profile{Type: sim.ProfileConstant, Value: 20 << 30}}, want: `{"cpu":50,"memory":100}`},
-		"at least 1":     {tc: &sim.Usage{CPU: &sim.Profile{Type: sim.ProfileConstant, Value: 0}}, want: `{"cpu":1,"memory":70}`},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, estimatedScalingFactors(req, tc.tc)); diff != "" {
-				t.Errorf("estimatedScalingFactors (-want,+got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // TestJobRun drives one run through its life: pods created up to the parallelism, completed after the run
 // duration, lost pods replaced, until the count has completed.
 func TestJobRun(t *testing.T) {
