@@ -323,7 +323,7 @@ func TestLoadAwareAvoidsHotNode(t *testing.T) {
 		}
 		for _, c := range pod.Status.Conditions {
 			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
-				want := fmt.Sprintf("> threshold %d%%", loadAwareCPUThreshold)
+				want := fmt.Sprintf("> threshold %d percent", loadAwareCPUThreshold)
 				return strings.Contains(c.Message, "node cpu usage") && strings.Contains(c.Message, want), c.Message
 			}
 		}

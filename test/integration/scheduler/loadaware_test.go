@@ -17,6 +17,7 @@ limitations under the License.
 package scheduler
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -24,6 +25,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/koord-dev/koord/apis/extension"
 )
@@ -63,14 +65,31 @@ func TestLoadAwareScheduling(t *testing.T) {
 	// each node would reach; the hot one's is 80% + 51%.
 	big := f.pod("big", cpu("6"), nil)
 	msg := f.unschedulable(big)
-	for _, want := range []string{"0/3 nodes are available", "1 node cpu usage 131% > threshold 65%"} {
+	for _, want := range []string{"0/3 nodes are available", "1 node cpu usage 131 percent > threshold 65 percent"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("PodScheduled message %q does not contain %q", msg, want)
 		}
 	}
-	if n := strings.Count(msg, "> threshold 65%"); n != 3 {
+	if n := strings.Count(msg, "> threshold 65 percent"); n != 3 {
 		t.Errorf("PodScheduled message %q names %d nodes over the cpu threshold, want 3", msg, n)
 	}
+	// kube-scheduler writes the message into a FailedScheduling Event as a format string: it must come out
+	// intact there too.
+	f.eventually("no intact FailedScheduling event for the pending pod", func(ctx context.Context) (bool, error) {
+		events := &corev1.EventList{}
+		if err := env.Client.List(ctx, events, client.InNamespace(f.namespace)); err != nil {
+			return false, err
+		}
+		for _, e := range events.Items {
+			if e.Reason == "FailedScheduling" && e.InvolvedObject.Name == big.Name {
+				if strings.Contains(e.Message, "%!") {
+					return false, fmt.Errorf("event message %q is garbled", e.Message)
+				}
+				return strings.Contains(e.Message, "1 node cpu usage 131 percent > threshold 65 percent"), nil
+			}
+		}
+		return false, nil
+	})
 
 	// The hot node cools down: the pending pod fits there now, and the NodeMetric update requeues it.
 	f.report(hot, "0", 0)

@@ -33,7 +33,7 @@ import (
 //
 // It returns Success for DaemonSet pods, for nodes without a NodeMetric or without usage in it, and for nodes
 // whose NodeMetric expired when expired metrics are allowed (or not filtered). It returns Unschedulable, with
-// one reason per resource over its threshold such as "node cpu usage 78% > threshold 65%", when the
+// one reason per resource over its threshold such as "node cpu usage 78 percent > threshold 65 percent", when the
 // estimated usage (see addEstimatedUsage) in percent of the node's allocatable exceeds a threshold, and
 // Unschedulable with the metric's age when the NodeMetric expired.
 //
@@ -106,7 +106,9 @@ func (p *Plugin) Filter(ctx context.Context, cycle fwk.CycleState, pod *corev1.P
 		}
 		percent := int64(math.Round(float64(used[i]) * 100 / float64(allocatable[i])))
 		if percent > threshold {
-			reasons = append(reasons, fmt.Sprintf("node "+what+" %d%% > threshold %d%%", name, percent, threshold))
+			// "percent", not "%": kube-scheduler passes the message to its FailedScheduling Event as a format
+			// string, where a "%" would come out as "%!>(MISSING)".
+			reasons = append(reasons, fmt.Sprintf("node "+what+" %d percent > threshold %d percent", name, percent, threshold))
 		}
 	}
 	if len(reasons) > 0 {

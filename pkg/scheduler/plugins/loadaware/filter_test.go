@@ -78,11 +78,11 @@ func TestFilter(t *testing.T) {
 		},
 		"cpu over its threshold": {
 			metric: metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
-			want:   rejected("node cpu usage 69% > threshold 65%"),
+			want:   rejected("node cpu usage 69 percent > threshold 65 percent"),
 		},
 		"cpu and memory over their thresholds": {
 			metric: metric("n1", fresh, rl("cpu", "6", "memory", "9Gi")),
-			want:   rejected("node cpu usage 69% > threshold 65%", "node memory usage 97% > threshold 95%"),
+			want:   rejected("node cpu usage 69 percent > threshold 65 percent", "node memory usage 97 percent > threshold 95 percent"),
 		},
 		"at the threshold passes": {
 			metric: metric("n1", fresh, rl("cpu", "5650m", "memory", "4Gi")),
@@ -149,7 +149,7 @@ func TestFilter(t *testing.T) {
 		"node annotation sets a stricter threshold": {
 			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"usageThresholds":{"cpu":40}}`).Obj(),
 			metric: metric("n1", fresh, rl("cpu", "4", "memory", "9800Mi")),
-			want:   rejected("node cpu usage 49% > threshold 40%"),
+			want:   rejected("node cpu usage 49 percent > threshold 40 percent"),
 		},
 		"node annotation sets a looser threshold": {
 			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"usageThresholds":{"cpu":90}}`).Obj(),
@@ -159,12 +159,12 @@ func TestFilter(t *testing.T) {
 		"malformed node annotation falls back to the args": {
 			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"usageThresholds":`).Obj(),
 			metric: metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
-			want:   rejected("node cpu usage 69% > threshold 65%"),
+			want:   rejected("node cpu usage 69 percent > threshold 65 percent"),
 		},
 		"out-of-range node annotation falls back to the args": {
 			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"usageThresholds":{"cpu":140}}`).Obj(),
 			metric: metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
-			want:   rejected("node cpu usage 69% > threshold 65%"),
+			want:   rejected("node cpu usage 69 percent > threshold 65 percent"),
 		},
 		"prod pod is checked on prod usage": {
 			args: prodThresholds,
@@ -179,7 +179,7 @@ func TestFilter(t *testing.T) {
 			metric: withPods(metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
 				podUsage("web", extension.PriorityProd, rl("cpu", "5500m"))),
 			pod:  prodPod("incoming", rl("cpu", "1")),
-			want: rejected("node prod cpu usage 64% > threshold 60%"),
+			want: rejected("node prod cpu usage 64 percent > threshold 60 percent"),
 		},
 		"prod usage includes system usage when asked": {
 			args: func(a *configv1.LoadAwareSchedulingArgs) {
@@ -192,7 +192,7 @@ func TestFilter(t *testing.T) {
 				return nm
 			}(),
 			pod:  prodPod("incoming", rl("cpu", "1")),
-			want: rejected("node prod cpu usage 69% > threshold 60%"),
+			want: rejected("node prod cpu usage 69 percent > threshold 60 percent"),
 		},
 		"non-prod pod ignores the prod thresholds": {
 			args: prodThresholds,
@@ -203,50 +203,50 @@ func TestFilter(t *testing.T) {
 				p.Labels = map[string]string{extension.LabelPodPriorityClass: string(extension.PriorityMid)}
 				return p
 			}(),
-			want: rejected("node cpu usage 69% > threshold 65%"),
+			want: rejected("node cpu usage 69 percent > threshold 65 percent"),
 		},
 		"prod thresholds from the node annotation": {
 			node: node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"prodUsageThresholds":{"cpu":30}}`).Obj(),
 			metric: withPods(metric("n1", fresh, rl("cpu", "4", "memory", "4Gi")),
 				podUsage("web", extension.PriorityProd, rl("cpu", "3"))),
 			pod:  prodPod("incoming", rl("cpu", "1")),
-			want: rejected("node prod cpu usage 39% > threshold 30%"),
+			want: rejected("node prod cpu usage 39 percent > threshold 30 percent"),
 		},
 		"aggregated thresholds on the longest window": {
 			args: aggregated(0),
 			metric: withAggregate(withAggregate(metric("n1", fresh, rl("cpu", "1", "memory", "1Gi")),
 				5*time.Minute, slov1alpha1.AggregationTypeP95, rl("cpu", "5")),
 				30*time.Minute, slov1alpha1.AggregationTypeP95, rl("cpu", "8")),
-			want: rejected("node cpu p95 usage 89% > threshold 70%"),
+			want: rejected("node cpu p95 usage 89 percent > threshold 70 percent"),
 		},
 		"aggregated thresholds on a given window": {
 			args: aggregated(5 * time.Minute),
 			metric: withAggregate(withAggregate(metric("n1", fresh, rl("cpu", "1", "memory", "1Gi")),
 				5*time.Minute, slov1alpha1.AggregationTypeP95, rl("cpu", "7")),
 				30*time.Minute, slov1alpha1.AggregationTypeP95, rl("cpu", "1")),
-			want: rejected("node cpu p95 usage over 5m0s 79% > threshold 70%"),
+			want: rejected("node cpu p95 usage over 5m0s 79 percent > threshold 70 percent"),
 		},
 		"aggregated thresholds fall back to the latest usage before statistics exist": {
 			args:   aggregated(0),
 			metric: metric("n1", fresh, rl("cpu", "7", "memory", "1Gi")),
-			want:   rejected("node cpu usage 79% > threshold 70%"),
+			want:   rejected("node cpu usage 79 percent > threshold 70 percent"),
 		},
 		"aggregated thresholds from the node annotation": {
 			node: node("n1").Annotation(extension.AnnotationNodeUsageThresholds,
 				`{"aggregatedUsage":{"usageThresholds":{"cpu":50},"usageAggregationType":"p90"}}`).Obj(),
 			metric: withAggregate(metric("n1", fresh, rl("cpu", "1", "memory", "1Gi")),
 				10*time.Minute, slov1alpha1.AggregationTypeP90, rl("cpu", "5")),
-			want: rejected("node cpu p90 usage 59% > threshold 50%"),
+			want: rejected("node cpu p90 usage 59 percent > threshold 50 percent"),
 		},
 		"batch pod is estimated from its batch resources": {
 			metric: metric("n1", fresh, rl("cpu", "5", "memory", "4Gi")),
 			pod:    batchPod("incoming", rl(string(extension.BatchCPU), "2000", string(extension.BatchMemory), "1Gi")),
-			want:   rejected("node cpu usage 67% > threshold 65%"),
+			want:   rejected("node cpu usage 67 percent > threshold 65 percent"),
 		},
 		"pod without requests is estimated at 250m": {
 			metric: metric("n1", fresh, rl("cpu", "6300m", "memory", "4Gi")),
 			pod:    pod("incoming", nil),
-			want:   rejected("node cpu usage 66% > threshold 65%"),
+			want:   rejected("node cpu usage 66 percent > threshold 65 percent"),
 		},
 	}
 	for name, tc := range tests {
@@ -282,7 +282,7 @@ func TestFilterCountsAssignedPods(t *testing.T) {
 	// 4 cpus used + 2 reserved pods × 850m + 850m = 6550m: 66%.
 	f.reserve(t, small("p1"), "n1")
 	f.reserve(t, small("p2"), "n1")
-	if diff := cmp.Diff(status{Code: fwk.Unschedulable, Reasons: []string{"node cpu usage 66% > threshold 65%"}}, summarize(f.filter(small("p3"), n))); diff != "" {
+	if diff := cmp.Diff(status{Code: fwk.Unschedulable, Reasons: []string{"node cpu usage 66 percent > threshold 65 percent"}}, summarize(f.filter(small("p3"), n))); diff != "" {
 		t.Errorf("Filter after two reservations (-want,+got):\n%s", diff)
 	}
 	f.plugin.Unreserve(f.ctx, nil, small("p2"), "n1")
@@ -383,7 +383,7 @@ func TestFilterFollowsNodeState(t *testing.T) {
 			f.reserve(t, pod("r2", rl("cpu", "1")), "n1")
 		},
 		// 4850m + 2 × 850m = 6550m: 66%; free 34%.
-		want: result{Filter: status{Code: fwk.Unschedulable, Reasons: []string{"node cpu usage 66% > threshold 65%"}}, Score: 34},
+		want: result{Filter: status{Code: fwk.Unschedulable, Reasons: []string{"node cpu usage 66 percent > threshold 65 percent"}}, Score: 34},
 	}, {
 		name: "new report covering every pod",
 		do: func() {
