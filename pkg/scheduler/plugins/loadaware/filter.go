@@ -58,9 +58,9 @@ func (p *Plugin) Filter(ctx context.Context, cycle fwk.CycleState, pod *corev1.P
 	if sum == nil {
 		return nil
 	}
-	if sum.expired(now) {
+	if sum.expired {
 		if p.args.FilterExpiredNodeMetrics && !p.args.EnableScheduleWhenNodeMetricsExpired {
-			return fwk.NewStatus(fwk.Unschedulable, p.expiredReason(sum.view(), now))
+			return fwk.NewStatus(fwk.Unschedulable, p.expiredReason(sum.view, now))
 		}
 		return nil
 	}
@@ -83,7 +83,7 @@ func (p *Plugin) Filter(ctx context.Context, cycle fwk.CycleState, pod *corev1.P
 		a := th.aggregated
 		thresholds = a.usage
 		base := latestUsage
-		if u, ok := sum.view().Aggregate(a.typ, a.window); ok {
+		if u, ok := sum.view.Aggregate(a.typ, a.window); ok {
 			used.Add(u)
 			base, what = aggregatedUsage, "%s "+string(a.typ)+" usage"
 			if a.window > 0 {

@@ -45,7 +45,7 @@ func (p *Plugin) Score(ctx context.Context, cycle fwk.CycleState, pod *corev1.Po
 	ps := p.podStateOf(ctx, cycle, pod)
 	now := ps.now
 	sum := p.summaryOf(ctx, n, node, nodeInfo, now)
-	if sum == nil || !sum.hasUsage || sum.expired(now) {
+	if sum == nil || !sum.hasUsage || sum.expired {
 		return 0, nil
 	}
 
@@ -56,7 +56,7 @@ func (p *Plugin) Score(ctx context.Context, cycle fwk.CycleState, pod *corev1.Po
 	case p.args.ScoreAccordingProdUsage && ps.Prod:
 		base = prodUsage
 	case a != nil && a.ScoreAggregationType != "":
-		if u, ok := sum.view().Aggregate(a.ScoreAggregationType, a.ScoreAggregatedDuration.Duration); ok {
+		if u, ok := sum.view.Aggregate(a.ScoreAggregationType, a.ScoreAggregatedDuration.Duration); ok {
 			used.Add(u)
 			base = aggregatedUsage
 		}

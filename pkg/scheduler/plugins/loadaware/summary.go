@@ -18,6 +18,7 @@ package loadaware
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,48 +29,56 @@ import (
 )
 
 // nodeSummary is what Filter and Score need of one node, derived from one version of its state (NodeMetric
-// and assigned pods, named by stamp) and of its node object, in one allocation.
+// and assigned pods) and of its node object, in one allocation.
 //
 // kube-scheduler calls Filter and Score for hundreds of nodes per pod, and comes back to a node only after
 // the other plugins, the other nodes and the informers have moved its state out of the CPU's caches: there,
-// the cost of a node is the number of places in memory its state is spread over. The summary brings the
-// common path (latest usage, thresholds, allocatable) down to the node's entry and the summary itself.
+// the cost of a node is the number of places in memory its state is spread over. On the common path (latest
+// usage, up to two resources) Filter and Score read the node's entry and the first 64 bytes of its summary,
+// which hold everything they need and sit in one cache line (the summary is 128 bytes, a size the allocator
+// aligns to 128).
+//
+// A summary does not check whether the node's state changed: the cache marks it stale when it does (it is
+// the node's memo, see cache.Node.SetMemo), and the time-bound parts of it (estimation windows, expiry) end at
+// validUntil.
 type nodeSummary struct {
-	// The fields Filter and Score read for every node come first, so that they share as few cache lines as
-	// possible; times are Unix nanoseconds for the same reason.
+	// The fields Filter and Score read for every node, 64 bytes.
 
+	// stale is set once the node's NodeMetric or pods changed after the summary was derived.
+	stale atomic.Bool
+	// hasUsage says whether the NodeMetric reports node usage; expired whether it had expired (or was never
+	// updated) when the summary was derived.
+	hasUsage, expired bool
 	// object is the node object the thresholds and allocatable come from.
 	object *corev1.Node
-	// stamp names the NodeMetric and assigned pods the usage comes from.
-	stamp cache.Stamp
-	// validUntil is when the assigned pods' estimate changes with time alone; 0 for never.
+	// validUntil, in Unix nanoseconds, is when the summary ends with time alone: the NodeMetric expires or an
+	// assigned pod's estimation window ends; 0 for never.
 	validUntil int64
-	// expiresAt is when the NodeMetric expires; 0 when it was never updated.
-	expiresAt int64
 	// thresholds are the node's thresholds.
 	thresholds *thresholdProfile
-	// hasUsage says whether the NodeMetric reports node usage.
-	hasUsage bool
-	// values holds the latest usage (the node's plus what the assigned pods add), then the node's allocatable,
-	// by resource index, when they fit; else big does.
-	values [2 * maxSummaryResources]int64
-	big    []int64
+	// values holds the latest usage (the node's plus what the assigned pods add) then the allocatable of
+	// cpu and memory, when the plugin works on no other resource; else big holds them for all resources.
+	values [2 * inlineSummaryResources]int64
 
+	// The rest: read on the other paths only.
+
+	big []int64
+	// view is the NodeMetric the summary was derived from.
+	view *cache.NodeMetricView
 	// thresholdsKey is the usage-thresholds annotation the thresholds come from, when hasAnnotation.
 	thresholdsKey string
 	hasAnnotation bool
 }
 
-// maxSummaryResources is how many resources a summary holds in itself: cpu, memory and two more.
-const maxSummaryResources = 4
+// inlineSummaryResources is how many resources a summary holds in its first cache line.
+const inlineSummaryResources = 2
 
-// newNodeSummary returns an empty summary for n resources.
-func newNodeSummary(n int) *nodeSummary {
-	s := &nodeSummary{}
-	if n > maxSummaryResources {
-		s.big = make([]int64, 2*n)
-	}
-	return s
+// Invalidate marks the summary stale; the cache calls it when the node's state changes.
+func (s *nodeSummary) Invalidate() { s.stale.Store(true) }
+
+// validAt reports whether the summary describes node's object and state at now.
+func (s *nodeSummary) validAt(node *corev1.Node, now time.Time) bool {
+	return s.object == node && !s.stale.Load() && (s.validUntil == 0 || now.UnixNano() < s.validUntil)
 }
 
 // usage returns the node's latest usage plus what the assigned pods add, for n resources.
@@ -85,39 +94,48 @@ func (s *nodeSummary) allocatable(n int) estimator.Vector {
 	if s.big != nil {
 		return s.big[n : 2*n : 2*n]
 	}
-	return s.values[n : 2*n : 2*n]
+	return s.values[inlineSummaryResources : inlineSummaryResources+n : inlineSummaryResources+n]
 }
 
-// view returns the NodeMetric view the summary was derived from.
-func (s *nodeSummary) view() *cache.NodeMetricView { return s.stamp.View() }
-
-// expired reports whether the NodeMetric is expired (or was never updated) at now.
-func (s *nodeSummary) expired(now time.Time) bool { return now.UnixNano() >= s.expiresAt }
-
-// summaryOf returns the summary of node n, whose object is node, valid at now: the last one when nothing it
-// was derived from changed, else a new one. It returns nil when the node has no NodeMetric.
+// summaryOf returns the summary of node n, whose object is node, valid at now: the last one when it still is,
+// else a new one. It returns nil when the node has no NodeMetric.
 func (p *Plugin) summaryOf(ctx context.Context, n *cache.Node, node *corev1.Node, nodeInfo fwk.NodeInfo, now time.Time) *nodeSummary {
-	stamp := n.Stamp()
 	last, _ := n.Memo().(*nodeSummary)
-	if last != nil && last.object == node && last.stamp == stamp && (last.validUntil == 0 || now.UnixNano() < last.validUntil) {
+	if last != nil && last.validAt(node, now) {
 		return last
 	}
+	// The stamp is read first: a change after it marks the new summary stale below, or finds it as the
+	// node's memo and marks it stale itself.
+	stamp := n.Stamp()
 	view := stamp.View()
 	if view == nil {
 		return nil
 	}
-	s := newNodeSummary(len(p.resources))
-	s.object, s.stamp, s.hasUsage = node, stamp, view.HasUsage
-	if !view.UpdateTime.IsZero() {
-		s.expiresAt = view.UpdateTime.Add(p.expiration).UnixNano()
+	s := &nodeSummary{object: node, hasUsage: view.HasUsage, view: view}
+	if len(p.resources) > inlineSummaryResources {
+		s.big = make([]int64, 2*len(p.resources))
 	}
 	p.setThresholds(ctx, s, last, node)
-	latest, validUntil := n.LatestUsageUntil(view, now)
+	latest, estimatesUntil := n.LatestUsageUntil(view, now)
 	copy(s.usage(len(p.resources)), latest)
-	if !validUntil.IsZero() {
-		s.validUntil = validUntil.UnixNano()
-	}
 	p.allocatable(nodeInfo, s.allocatable(len(p.resources)))
+	var until time.Time
+	if view.UpdateTime.IsZero() {
+		s.expired = true
+	} else if expiresAt := view.UpdateTime.Add(p.expiration); !now.Before(expiresAt) {
+		s.expired = true
+	} else {
+		until = expiresAt
+	}
+	if !estimatesUntil.IsZero() && (until.IsZero() || estimatesUntil.Before(until)) {
+		until = estimatesUntil
+	}
+	if !until.IsZero() {
+		s.validUntil = until.UnixNano()
+	}
 	n.SetMemo(s)
+	if n.Stamp() != stamp {
+		s.Invalidate()
+	}
 	return s
 }

@@ -45,7 +45,7 @@ const (
 // what the pods assigned to n add while their usage is not reported (koord-prod pods only on prodUsage; see
 // cache.Node.AssignedUsage), and ps's estimate.
 func (p *Plugin) addEstimatedUsage(used estimator.Vector, n *cache.Node, sum *nodeSummary, base usageBase, ps *podState, now time.Time) {
-	view := sum.view()
+	view := sum.view
 	switch base {
 	case latestUsage:
 		used.Add(sum.usage(len(used)))

@@ -350,7 +350,13 @@ func TestNodesForObject(t *testing.T) {
 	}
 }
 
-// TestNodeStamp: a node's stamp changes with its NodeMetric and its pods, and only then.
+// invalidated is a memo that counts its invalidations.
+type invalidated struct{ calls int }
+
+func (m *invalidated) Invalidate() { m.calls++ }
+
+// TestNodeStamp: a node's stamp changes, and its memo is invalidated, with its NodeMetric and its pods, and
+// only then.
 func TestNodeStamp(t *testing.T) {
 	nodes := NewNodes(estimator.Resources{corev1.ResourceCPU, corev1.ResourceMemory})
 	nodes.UpdateNodeMetric(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "1"}})
@@ -376,9 +382,14 @@ func TestNodeStamp(t *testing.T) {
 	}
 	for _, step := range steps {
 		before := n.Stamp()
+		memo := &invalidated{}
+		n.SetMemo(memo)
 		step.do()
 		if changed := n.Stamp() != before; changed != step.changed {
 			t.Errorf("after %s: stamp changed = %v, want %v", step.name, changed, step.changed)
+		}
+		if memo.calls > 0 != step.changed {
+			t.Errorf("after %s: memo invalidated %d times, want it invalidated = %v", step.name, memo.calls, step.changed)
 		}
 	}
 	if v := n.Stamp().View(); v != nil {

@@ -159,6 +159,7 @@ func (c *Nodes) UpdateNodeMetric(nm *slov1alpha1.NodeMetric) {
 	n := c.nodeLocked(nm.Name)
 	if replaces(nm.ResourceVersion, n.view.Load(), false) {
 		n.view.Store(&viewEntry{resourceVersion: nm.ResourceVersion, view: view})
+		n.invalidateMemo()
 	}
 }
 
@@ -170,6 +171,7 @@ func (c *Nodes) DeleteNodeMetric(nm *slov1alpha1.NodeMetric) {
 	n := c.nodeLocked(nm.Name)
 	if replaces(nm.ResourceVersion, n.view.Load(), true) {
 		n.view.Store(&viewEntry{resourceVersion: nm.ResourceVersion})
+		n.invalidateMemo()
 	}
 }
 
@@ -216,6 +218,7 @@ func (c *Nodes) Assign(node string, pod AssignedPod) {
 	}
 	n.pods[pod.UID] = &pod
 	n.generation.Store(c.lastGeneration.Add(1))
+	n.invalidateMemo()
 	c.podNode[pod.UID] = n
 }
 
@@ -241,6 +244,7 @@ func (c *Nodes) removeLocked(n *Node, uid types.UID) {
 	delete(c.podNode, uid)
 	delete(n.pods, uid)
 	n.generation.Store(c.lastGeneration.Add(1))
+	n.invalidateMemo()
 }
 
 // Len returns the number of pods recorded on node.
@@ -256,9 +260,24 @@ func (c *Nodes) Len(node string) int {
 // Memo returns the last value SetMemo stored, or nil.
 func (n *Node) Memo() any { return n.memo.Load() }
 
+// Invalidator is a memo that wants to know when the node's state changes.
+type Invalidator interface {
+	// Invalidate is called, once or more, after the node's NodeMetric or pods changed.
+	Invalidate()
+}
+
 // SetMemo keeps v, something a user of the cache derived from the node's state (see Stamp), with the node.
-// Every value stored for a node must have the same concrete type.
+// Every value stored for a node must have the same concrete type. When v is an Invalidator, every change of
+// the node's state after SetMemo calls its Invalidate; a change between reading the state and SetMemo does
+// not, so compare the node's Stamp before reading with the one after SetMemo.
 func (n *Node) SetMemo(v any) { n.memo.Store(v) }
+
+// invalidateMemo tells the node's memo that the node's state changed; the caller changed it first.
+func (n *Node) invalidateMemo() {
+	if m, ok := n.memo.Load().(Invalidator); ok {
+		m.Invalidate()
+	}
+}
 
 // View returns the view of the node's latest NodeMetric, or nil when it has none.
 func (n *Node) View() *NodeMetricView {
