@@ -25,6 +25,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -52,12 +53,27 @@ func Plugins() []app.Option {
 	}
 }
 
+// defaultFlags are the flags koord-scheduler's command line starts with; the command line may override them.
+//
+// NominatedNodeNameForExpectation (beta, on in kube-scheduler v1.37) makes kube-scheduler write
+// .status.nominatedNodeName of every pod that waits in Permit: with Coscheduling, every gang member but the
+// last, one API write per pod. Koordinator's scheduler never writes it; with it, koord-scheduler binds gangs
+// at two thirds of the rate (test/perf/scheduler, koord-jobs). `--feature-gates=NominatedNodeNameForExpectation=true`
+// turns it back on.
+var defaultFlags = []string{"--feature-gates=NominatedNodeNameForExpectation=false"}
+
+// Args returns koord-scheduler's command line for args: its default flags, then args.
+func Args(args ...string) []string {
+	return append(slices.Clone(defaultFlags), args...)
+}
+
 // NewCommand returns kube-scheduler's command, with its flags and --config file, running with Koord's
-// plugins registered.
+// plugins registered, on the process's command line after koord-scheduler's defaults (see Args).
 func NewCommand() *cobra.Command {
 	cmd := app.NewSchedulerCommand(Plugins()...)
 	cmd.Use = "koord-scheduler"
 	cmd.Short = "Kubernetes scheduler with Koord's plugins"
+	cmd.SetArgs(Args(os.Args[1:]...))
 	return cmd
 }
 
@@ -67,7 +83,8 @@ type Server struct {
 	err  error
 }
 
-// Start builds a kube-scheduler from args, the command line kube-scheduler takes (e.g. --config, --leader-elect),
+// Start builds a kube-scheduler from args, the command line kube-scheduler takes (e.g. --config, --leader-elect;
+// Args(...) for koord-scheduler's),
 // with the plugins registry registers (Plugins() for koord-scheduler, none for upstream kube-scheduler), and
 // runs it until ctx ends. It returns once the scheduler is built, or the error that stopped it from being
 // built, such as invalid plugin args. Unlike the command, it installs no signal handler, leaves logging alone

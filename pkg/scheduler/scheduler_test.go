@@ -24,11 +24,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"k8s.io/kubernetes/pkg/features"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	schedvalidation "k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 
@@ -200,5 +203,43 @@ func TestStartRejectsUnknownFlags(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	if _, err := Start(ctx, []string{"--no-such-flag"}); err == nil || !strings.Contains(err.Error(), "no-such-flag") {
 		t.Errorf("Start error = %v, want one naming the unknown flag", err)
+	}
+}
+
+// TestArgsFeatureGates: koord-scheduler's command line turns NominatedNodeNameForExpectation off unless the
+// user's --feature-gates turns it on.
+func TestArgsFeatureGates(t *testing.T) {
+	enabled := func(args ...string) bool {
+		t.Helper()
+		opts := options.NewOptions()
+		fs := pflag.NewFlagSet("kube-scheduler", pflag.ContinueOnError)
+		for _, f := range opts.Flags.FlagSets {
+			fs.AddFlagSet(f)
+		}
+		if err := fs.Parse(args); err != nil {
+			t.Fatalf("parse %q: %v", args, err)
+		}
+		if err := opts.ComponentGlobalsRegistry.Set(); err != nil {
+			t.Fatalf("apply the feature gates of %q: %v", args, err)
+		}
+		return utilfeature.DefaultFeatureGate.Enabled(features.NominatedNodeNameForExpectation)
+	}
+	// The gates are the process's: leave kube-scheduler's default behind.
+	t.Cleanup(func() { enabled("--feature-gates=NominatedNodeNameForExpectation=true") })
+
+	tests := map[string]struct {
+		args []string
+		want bool
+	}{
+		"defaults":                      {args: Args(), want: false},
+		"other gates":                   {args: Args("--feature-gates=SchedulerAsyncAPICalls=true"), want: false},
+		"turned on by the command line": {args: Args("--feature-gates=NominatedNodeNameForExpectation=true"), want: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := enabled(tc.args...); got != tc.want {
+				t.Errorf("NominatedNodeNameForExpectation with %q = %v, want %v", tc.args, got, tc.want)
+			}
+		})
 	}
 }

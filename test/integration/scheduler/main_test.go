@@ -85,7 +85,7 @@ func startScheduler(t *testing.T, args ...pluginArgs) {
 	// The scheduler logs a lot at the test logger's default verbosity; V(2) keeps a failed test readable.
 	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(2)))
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
-	srv, err := scheduler.Start(ctx, []string{"--config=" + cfgPath, "--secure-port=0"}, scheduler.Plugins()...)
+	srv, err := scheduler.Start(ctx, scheduler.Args("--config="+cfgPath, "--secure-port=0"), scheduler.Plugins()...)
 	if err != nil {
 		cancel()
 		t.Fatalf("start koord-scheduler: %v", err)

@@ -87,6 +87,8 @@ type contender struct {
 	config func(kubeconfig string) ([]byte, error)
 	// registry registers out-of-tree plugins.
 	registry func() []app.Option
+	// flags come before the measurement's own on the scheduler's command line.
+	flags []string
 }
 
 // batchJobPlugins are the plugins of the shipped profile for batch and AI jobs; the LoadAwareScheduling
@@ -101,6 +103,7 @@ var contenders = []contender{
 			return shippedConfig(kubeconfig, batchJobPlugins...)
 		},
 		registry: scheduler.Plugins,
+		flags:    scheduler.Args(),
 	},
 	{
 		// koord-jobs is the whole shipped profile: also ElasticQuota, Coscheduling and Reservation, with the
@@ -111,6 +114,7 @@ var contenders = []contender{
 			return shippedConfig(kubeconfig)
 		},
 		registry: scheduler.Plugins,
+		flags:    scheduler.Args(),
 	},
 	{
 		name:          "upstream",
@@ -123,6 +127,8 @@ var contenders = []contender{
 			})
 		},
 		registry: func() []app.Option { return nil },
+		// Feature gates are the process's: restore kube-scheduler's default after koord-scheduler's.
+		flags: []string{"--feature-gates=NominatedNodeNameForExpectation=true"},
 	},
 }
 
@@ -342,7 +348,7 @@ func (h *harness) measure(b *testing.B, c contender, run int) (measurement, erro
 		return measurement{}, err
 	}
 	start := time.Now()
-	srv, err := scheduler.Start(schedCtx, []string{"--config=" + cfgPath, "--secure-port=0"}, c.registry()...)
+	srv, err := scheduler.Start(schedCtx, append(slices.Clone(c.flags), "--config="+cfgPath, "--secure-port=0"), c.registry()...)
 	if err != nil {
 		cancel()
 		return measurement{}, fmt.Errorf("start %s: %w", c.name, err)
