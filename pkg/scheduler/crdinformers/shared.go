@@ -42,6 +42,7 @@ const DefaultSyncTimeout = time.Minute
 type Shared struct {
 	mu          sync.Mutex
 	newClient   func(*rest.Config) (versioned.Interface, error)
+	client      versioned.Interface
 	factory     externalversions.SharedInformerFactory
 	syncTimeout time.Duration
 }
@@ -76,6 +77,25 @@ func newClientForScheduler(cfg *rest.Config) (versioned.Interface, error) {
 	return c, nil
 }
 
+// Client returns the shared clientset of Koord's CRDs, building it on first use from h's kubeconfig. Plugins
+// write Koord objects (status, annotations) through it; the factory's informers use it too.
+func (s *Shared) Client(h fwk.Handle) (versioned.Interface, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clientLocked(h)
+}
+
+func (s *Shared) clientLocked(h fwk.Handle) (versioned.Interface, error) {
+	if s.client == nil {
+		client, err := s.newClient(h.KubeConfig())
+		if err != nil {
+			return nil, err
+		}
+		s.client = client
+	}
+	return s.client, nil
+}
+
 // Factory returns the shared informer factory, building it on first use from h's kubeconfig. Plugins get
 // their informers and listers from it, then call Start.
 func (s *Shared) Factory(h fwk.Handle) (externalversions.SharedInformerFactory, error) {
@@ -84,7 +104,7 @@ func (s *Shared) Factory(h fwk.Handle) (externalversions.SharedInformerFactory, 
 	if s.factory != nil {
 		return s.factory, nil
 	}
-	client, err := s.newClient(h.KubeConfig())
+	client, err := s.clientLocked(h)
 	if err != nil {
 		return nil, err
 	}

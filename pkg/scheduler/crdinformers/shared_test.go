@@ -41,9 +41,14 @@ func TestSharedFactory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewForClient(fake.NewSimpleClientset(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}))
+	client := fake.NewSimpleClientset(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
+	s := NewForClient(client)
 	if err := s.Start(ctx); err == nil {
 		t.Error("Start before any informer was requested succeeded")
+	}
+	// Plugins write through the client the informers read with.
+	if got, err := s.Client(fh); err != nil || got != client {
+		t.Errorf("Client = %v, %v; want the shared client", got, err)
 	}
 	first, err := s.Factory(fh)
 	if err != nil {

@@ -23,14 +23,12 @@ package coscheduling
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -134,7 +132,7 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 	client := o.client
 	if client == nil {
 		var err error
-		if client, err = newClient(h.KubeConfig()); err != nil {
+		if client, err = informers.Client(h); err != nil {
 			return nil, err
 		}
 	}
@@ -159,23 +157,6 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 	}
 	p.run(ctx, int(args.ControllerWorkers))
 	return p, nil
-}
-
-// newClient builds Koord's clientset from kube-scheduler's kubeconfig. Custom resources speak JSON, not the
-// protobuf kube-scheduler asks for by default.
-func newClient(cfg *rest.Config) (versioned.Interface, error) {
-	if cfg == nil {
-		return nil, errors.New("the framework handle carries no kubeconfig to write PodGroup status with")
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.ContentType = "application/json"
-	cfg.AcceptContentTypes = "application/json"
-	cfg = rest.AddUserAgent(cfg, "koord-scheduler")
-	c, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("create Koord clientset: %w", err)
-	}
-	return c, nil
 }
 
 // run starts the workers that write PodGroup status and timeout marks; they stop with ctx.

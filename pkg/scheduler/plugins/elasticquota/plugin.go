@@ -33,7 +33,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -157,7 +156,7 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 		invalid: map[string]string{},
 	}
 	if p.client == nil {
-		client, err := newClient(h)
+		client, err := informers.Client(h)
 		if err != nil {
 			return nil, err
 		}
@@ -181,24 +180,6 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 		go p.runRevoker(ctx)
 	}
 	return p, nil
-}
-
-// newClient builds Koord's clientset from kube-scheduler's kubeconfig, speaking JSON as custom resources
-// require.
-func newClient(h fwk.Handle) (versioned.Interface, error) {
-	cfg := h.KubeConfig()
-	if cfg == nil {
-		return nil, errors.New("the framework handle carries no kubeconfig")
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.ContentType = "application/json"
-	cfg.AcceptContentTypes = "application/json"
-	cfg = rest.AddUserAgent(cfg, "koord-scheduler")
-	client, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("create Koord clientset: %w", err)
-	}
-	return client, nil
 }
 
 // watchQuotas feeds ElasticQuota events to the manager and waits until it has seen every quota.

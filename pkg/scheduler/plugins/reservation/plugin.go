@@ -34,7 +34,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
-	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -157,7 +156,7 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 		p.queue.ShutDown()
 	}()
 	if p.client == nil {
-		client, err := newClient(h)
+		client, err := informers.Client(h)
 		if err != nil {
 			return nil, err
 		}
@@ -170,24 +169,6 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 		return nil, err
 	}
 	return p, nil
-}
-
-// newClient builds Koord's clientset from kube-scheduler's kubeconfig, speaking JSON as custom resources
-// require.
-func newClient(h fwk.Handle) (versioned.Interface, error) {
-	cfg := h.KubeConfig()
-	if cfg == nil {
-		return nil, errors.New("the framework handle carries no kubeconfig")
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.ContentType = "application/json"
-	cfg.AcceptContentTypes = "application/json"
-	cfg = rest.AddUserAgent(cfg, "koord-scheduler")
-	client, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("create Koord clientset: %w", err)
-	}
-	return client, nil
 }
 
 // watchReservations feeds Reservations to the cache and the controller, and waits until the cache has seen
