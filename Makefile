@@ -89,8 +89,8 @@ bench: bin ## Run the Go benchmarks.
 	$(GO) test -run='^$$' -bench=. -benchmem -timeout=60m $(BENCH_FLAGS) ./...
 
 .PHONY: bench-scheduler
-bench-scheduler: bin ## Compare koord-scheduler's throughput with upstream kube-scheduler (1000 nodes, 5000 pods, 3 runs).
-	$(GO) test -run='^$$' -bench=BenchmarkSchedulerThroughput -benchtime=1x -timeout=60m ./test/perf/scheduler/ -args -nodes=1000 -pods=5000 -runs=3
+bench-scheduler: bin ## Compare koord-scheduler's throughput (LoadAware; all plugins) with upstream kube-scheduler (1000 nodes, 5000 pods, 5 runs).
+	$(GO) test -run='^$$' -bench=BenchmarkSchedulerThroughput -benchtime=1x -timeout=60m ./test/perf/scheduler/ -args -nodes=1000 -pods=5000 -runs=5
 
 ##@ Local cluster
 

@@ -14,17 +14,20 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package scheduler compares the scheduling throughput of koord-scheduler (LoadAwareScheduling on, the shipped
-// configuration) with upstream kube-scheduler v1.37.2 (no out-of-tree plugins, default profile) on identical
-// inputs against one real kube-apiserver: per run, N nodes with fresh NodeMetrics of moderate usage and M
-// pending pods are created, then the scheduler under test is started in-process and timed until every pod is
-// bound. Client QPS and burst are raised to 5000, as scheduler_perf does.
+// Package scheduler compares the scheduling throughput of koord-scheduler with upstream kube-scheduler v1.37.2
+// (no out-of-tree plugins, default profile) on identical inputs against one real kube-apiserver. koord-scheduler
+// runs twice: "koord", the shipped profile without ElasticQuota, Coscheduling and Reservation (LoadAware and
+// the batch-resource scoring), and "koord-jobs", the whole shipped profile. Per measurement, N nodes with fresh
+// NodeMetrics of moderate usage, 20 ElasticQuotas, 100 Reservations and M pending pods (in gangs of 8, spread
+// over the quotas, the first 100 owning the Reservations) are created, then the scheduler under test is started
+// in-process and timed until every pod is bound. Client QPS and burst are raised to 5000, as scheduler_perf
+// does.
 //
 // It is a benchmark so that only `go test -bench` runs it:
 //
-//	go test -run='^$' -bench=BenchmarkSchedulerThroughput -benchtime=1x ./test/perf/scheduler/ -args -nodes=1000 -pods=5000 -runs=2
+//	go test -run='^$' -bench=BenchmarkSchedulerThroughput -benchtime=1x ./test/perf/scheduler/ -args -nodes=1000 -pods=5000 -runs=5
 //
-// Each run times both schedulers, in alternating order from one run to the next. The benchmark prints, per
-// run, pods/s and the process's CPU time per pod of each scheduler, and reports the medians and the ratio of
-// the pods/s (koord/upstream) as metrics. -only=koord or -only=upstream measures one, e.g. to profile it.
+// Each run times every scheduler, in reversed order from one run to the next. The benchmark prints, per run,
+// pods/s and the process's CPU time per pod of each scheduler, and reports the medians and the ratios of the
+// pods/s to upstream's as metrics. -only=<name> measures one, e.g. to profile it.
 package scheduler
