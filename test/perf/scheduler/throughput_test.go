@@ -64,6 +64,7 @@ var (
 	timeout   = flag.Duration("bind-timeout", 10*time.Minute, "how long a scheduler may take to bind all pods")
 	only      = flag.String("only", "", "measure only this scheduler (koord, koord-jobs or upstream), e.g. to profile it")
 	// The counters are cumulative over the process: use with -only and -runs=1 to read one scheduler's.
+	warmUp       = flag.Bool("warmup", true, "measure the first scheduler once, unrecorded, before the runs: the process's and the apiserver's first measurement is slower")
 	showCounters = flag.Bool("counters", false, "log kube-scheduler's scheduling attempt and opportunistic batching counters after each run")
 )
 
@@ -210,6 +211,20 @@ func BenchmarkSchedulerThroughput(b *testing.B) {
 		}
 		results := map[string][]measurement{}
 		run := 0
+		first := 0
+		if *only != "" {
+			if first = slices.IndexFunc(contenders, func(c contender) bool { return c.name == *only }); first < 0 {
+				b.Fatalf("-only=%s: no such scheduler", *only)
+			}
+		}
+		if *warmUp {
+			c := contenders[first]
+			m, err := h.measure(b, c, -1)
+			if err != nil {
+				b.Fatalf("warm-up with %s: %v", c.name, err)
+			}
+			b.Logf("warm-up (not recorded): %s %.1f pods/s, %.2f ms CPU/pod", c.name, m.podsPerSecond(m.total), m.cpuPerPod())
+		}
 		for b.Loop() {
 			for range *runs {
 				order := slices.Clone(contenders)
@@ -312,6 +327,9 @@ func newHarness(b *testing.B) (*harness, error) {
 func (h *harness) measure(b *testing.B, c contender, run int) (measurement, error) {
 	ctx := b.Context()
 	prefix := fmt.Sprintf("perf-%d-%s", run, c.name)
+	if run < 0 {
+		prefix = "perf-warmup-" + c.name
+	}
 	if _, err := h.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: prefix}}, metav1.CreateOptions{}); err != nil {
 		return measurement{}, fmt.Errorf("create namespace: %w", err)
 	}
