@@ -38,7 +38,7 @@ type ReservationArgs struct {
 	// be at least 0, and not 0 together with MinCandidateNodesPercentage.
 	MinCandidateNodesAbsolute int32
 	// ControllerWorkers is the number of workers of the reservation controller.
-	ControllerWorkers int64
+	ControllerWorkers int32
 	// GCDurationSeconds is how long a Succeeded or Failed Reservation is kept before it is deleted.
 	GCDurationSeconds int64
 	// GCIntervalSeconds is how often the controller looks for Succeeded and Failed Reservations to delete.
@@ -48,4 +48,18 @@ type ReservationArgs struct {
 	ResyncIntervalSeconds int64
 	// IgnoredResources are resources a Reservation never holds: they are left out of its allocatable.
 	IgnoredResources []corev1.ResourceName
+	// PreAllocationConfig names the label and annotation that mark pods whose resources a Cluster-mode
+	// pre-allocating Reservation may take. Koord does not implement pre-allocation; the field is kept so that
+	// Koordinator configurations load.
+	PreAllocationConfig *PreAllocationConfig
+}
+
+// PreAllocationConfig configures the cluster mode of Reservation pre-allocation.
+type PreAllocationConfig struct {
+	// ClusterLabelKey is the label marking pods as pre-allocatable; empty means Koordinator's
+	// pod.koordinator.sh/is-pre-allocatable.
+	ClusterLabelKey string
+	// ClusterPriorityAnnotationKey is the annotation giving a pre-allocatable pod's priority among the
+	// candidates; empty means Koordinator's.
+	ClusterPriorityAnnotationKey string
 }

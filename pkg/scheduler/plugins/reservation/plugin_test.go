@@ -50,8 +50,8 @@ func TestNewFactory(t *testing.T) {
 			wantErr: "want args of type ReservationArgs",
 		},
 		"invalid args": {
-			args:    argsWith(t, func(a *configv1.ReservationArgs) { a.GCDurationSeconds = new(int64) }),
-			wantErr: "pluginConfig[Reservation].args.gcDurationSeconds: Invalid value: 0: must be greater than 0",
+			args:    argsWith(t, func(a *configv1.ReservationArgs) { a.GCDurationSeconds = -1 }),
+			wantErr: "pluginConfig[Reservation].args.gcDurationSeconds: Invalid value: -1: must be greater than 0",
 		},
 		"controller places a pending reservation's reserve pod": {
 			args: argsWith(t, nil),

@@ -64,8 +64,8 @@ func SetDefaults_ElasticQuotaArgs(obj *ElasticQuotaArgs) {
 	if len(obj.SystemQuotaGroupMax) == 0 {
 		obj.SystemQuotaGroupMax = defaultBuiltinQuotaMax()
 	}
-	if obj.QuotaGroupNamespace == nil || *obj.QuotaGroupNamespace == "" {
-		obj.QuotaGroupNamespace = ptr.To(DefaultQuotaGroupNamespace)
+	if obj.QuotaGroupNamespace == "" {
+		obj.QuotaGroupNamespace = DefaultQuotaGroupNamespace
 	}
 	if obj.MonitorAllQuotas == nil {
 		obj.MonitorAllQuotas = ptr.To(false)

@@ -27,7 +27,7 @@ const (
 	// DefaultReservationMinCandidateNodesAbsolute is the default MinCandidateNodesAbsolute.
 	DefaultReservationMinCandidateNodesAbsolute int32 = 100
 	// DefaultReservationControllerWorkers is the default ControllerWorkers.
-	DefaultReservationControllerWorkers int64 = 1
+	DefaultReservationControllerWorkers int32 = 1
 	// DefaultReservationGCDurationSeconds is the default GCDurationSeconds: one day.
 	DefaultReservationGCDurationSeconds int64 = 86400
 	// DefaultReservationGCIntervalSeconds is the default GCIntervalSeconds.
@@ -52,8 +52,8 @@ func SetDefaults_ReservationArgs(obj *ReservationArgs) {
 	if obj.ControllerWorkers == nil {
 		obj.ControllerWorkers = ptr.To(DefaultReservationControllerWorkers)
 	}
-	if obj.GCDurationSeconds == nil {
-		obj.GCDurationSeconds = ptr.To(DefaultReservationGCDurationSeconds)
+	if obj.GCDurationSeconds == 0 {
+		obj.GCDurationSeconds = DefaultReservationGCDurationSeconds
 	}
 	if obj.GCIntervalSeconds == nil {
 		obj.GCIntervalSeconds = ptr.To(DefaultReservationGCIntervalSeconds)

@@ -37,7 +37,7 @@ type ElasticQuotaArgs struct {
 	// SystemQuotaGroupMax is the max of koordinator-system-quota. Defaults to MaxInt64/5 cpu and memory.
 	SystemQuotaGroupMax corev1.ResourceList `json:"systemQuotaGroupMax,omitempty"`
 	// QuotaGroupNamespace is the namespace of the built-in quotas. Defaults to koordinator-system.
-	QuotaGroupNamespace *string `json:"quotaGroupNamespace,omitempty"`
+	QuotaGroupNamespace string `json:"quotaGroupNamespace,omitempty"`
 	// MonitorAllQuotas evicts pods of quotas that stay over their runtime quota. Defaults to false.
 	MonitorAllQuotas *bool `json:"monitorAllQuotas,omitempty"`
 	// EnableCheckParentQuota also checks the ancestors of a pod's quota at admission. Defaults to false.

@@ -36,14 +36,27 @@ type ReservationArgs struct {
 	// MinCandidateNodesAbsolute is accepted for Koordinator compatibility. Must be at least 0. Defaults to 100.
 	MinCandidateNodesAbsolute *int32 `json:"minCandidateNodesAbsolute,omitempty"`
 	// ControllerWorkers is the number of workers of the reservation controller. Defaults to 1.
-	ControllerWorkers *int64 `json:"controllerWorkers,omitempty"`
-	// GCDurationSeconds is how long a Succeeded or Failed Reservation is kept before it is deleted. Defaults
-	// to 86400 (one day).
-	GCDurationSeconds *int64 `json:"gcDurationSeconds,omitempty"`
+	ControllerWorkers *int32 `json:"controllerWorkers,omitempty"`
+	// GCDurationSeconds is how long a Succeeded or Failed Reservation is kept before it is deleted. 0 (or
+	// unset) means 86400 (one day), as in Koordinator.
+	GCDurationSeconds int64 `json:"gcDurationSeconds,omitempty"`
 	// GCIntervalSeconds is how often the controller looks for Reservations to delete. Defaults to 60.
 	GCIntervalSeconds *int64 `json:"gcIntervalSeconds,omitempty"`
 	// ResyncIntervalSeconds is how often the controller re-checks every Reservation. Defaults to 60.
 	ResyncIntervalSeconds *int64 `json:"resyncIntervalSeconds,omitempty"`
 	// IgnoredResources are resources a Reservation never holds: they are left out of its allocatable.
 	IgnoredResources []corev1.ResourceName `json:"ignoredResources,omitempty"`
+	// PreAllocationConfig names the label and annotation of Koordinator's Cluster-mode pre-allocation.
+	// Accepted so that Koordinator configurations load; Koord does not implement pre-allocation.
+	PreAllocationConfig *PreAllocationConfig `json:"preAllocationConfig,omitempty"`
+}
+
+// PreAllocationConfig configures the cluster mode of Reservation pre-allocation.
+type PreAllocationConfig struct {
+	// ClusterLabelKey is the label marking pods as pre-allocatable; empty means Koordinator's
+	// pod.koordinator.sh/is-pre-allocatable.
+	ClusterLabelKey string `json:"clusterLabelKey,omitempty"`
+	// ClusterPriorityAnnotationKey is the annotation giving a pre-allocatable pod's priority among the
+	// candidates; empty means Koordinator's.
+	ClusterPriorityAnnotationKey string `json:"clusterPriorityAnnotationKey,omitempty"`
 }

@@ -48,7 +48,7 @@ func ValidateElasticQuotaArgs(path *field.Path, args *config.ElasticQuotaArgs) f
 		errs = append(errs, field.Invalid(path.Child("quotaGroupNamespace"), args.QuotaGroupNamespace, "must be a namespace name: "+msgs[0]))
 	}
 	for i, h := range args.HookPlugins {
-		errs = append(errs, field.NotSupported(path.Child("hookPlugins").Index(i).Child("factoryKey"), h.FactoryKey, []string{}))
+		errs = append(errs, field.Invalid(path.Child("hookPlugins").Index(i), h.Key, "quota hook plugins are not implemented by Koord; remove the entry"))
 	}
 	return errs
 }

@@ -85,7 +85,7 @@ func TestValidateElasticQuotaArgs(t *testing.T) {
 			edit: func(a *config.ElasticQuotaArgs) {
 				a.HookPlugins = []config.HookPluginConf{{Key: "k", FactoryKey: "f"}}
 			},
-			want: field.ErrorList{field.NotSupported(path.Child("hookPlugins").Index(0).Child("factoryKey"), "", []string{})},
+			want: field.ErrorList{field.Invalid(path.Child("hookPlugins").Index(0), nil, "")},
 		},
 	}
 	for name, tc := range tests {

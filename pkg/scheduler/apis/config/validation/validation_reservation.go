@@ -17,6 +17,8 @@ limitations under the License.
 package validation
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/util/sets"
 	metavalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -26,7 +28,8 @@ import (
 
 // ValidateReservationArgs checks ReservationArgs after defaulting: candidate-node settings as kube-scheduler's
 // DefaultPreemption wants them, at least one controller worker, positive GC duration and intervals, and
-// distinct, well-formed ignored resource names.
+// distinct, well-formed ignored resource names, and well-formed keys in preAllocationConfig (which is accepted
+// but not implemented: Koord has no pre-allocation, so the keys change nothing).
 func ValidateReservationArgs(path *field.Path, args *config.ReservationArgs) field.ErrorList {
 	var errs field.ErrorList
 	if p := args.MinCandidateNodesPercentage; p < 0 || p > 100 {
@@ -63,6 +66,22 @@ func ValidateReservationArgs(path *field.Path, args *config.ReservationArgs) fie
 			errs = append(errs, field.Invalid(p, r, "must be a resource name such as cpu or example.com/gpu"))
 		}
 		seen.Insert(string(r))
+	}
+	if c := args.PreAllocationConfig; c != nil {
+		p := path.Child("preAllocationConfig")
+		for _, f := range []struct {
+			name, value string
+		}{
+			{"clusterLabelKey", c.ClusterLabelKey},
+			{"clusterPriorityAnnotationKey", c.ClusterPriorityAnnotationKey},
+		} {
+			if f.value == "" {
+				continue
+			}
+			if msgs := metavalidation.IsQualifiedName(f.value); len(msgs) > 0 {
+				errs = append(errs, field.Invalid(p.Child(f.name), f.value, "must be a label or annotation key: "+strings.Join(msgs, "; ")))
+			}
+		}
 	}
 	return errs
 }

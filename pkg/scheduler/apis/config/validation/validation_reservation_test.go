@@ -50,6 +50,22 @@ func TestValidateReservationArgs(t *testing.T) {
 				a.MinCandidateNodesPercentage = 0
 				a.ControllerWorkers = 4
 				a.IgnoredResources = []corev1.ResourceName{"cpu", "example.com/gpu"}
+				a.PreAllocationConfig = &config.PreAllocationConfig{
+					ClusterLabelKey:              "pod.koordinator.sh/is-pre-allocatable",
+					ClusterPriorityAnnotationKey: "pod.koordinator.sh/pre-allocatable-priority",
+				}
+			},
+		},
+		"empty pre-allocation keys are valid": {
+			edit: func(a *config.ReservationArgs) { a.PreAllocationConfig = &config.PreAllocationConfig{} },
+		},
+		"malformed pre-allocation keys": {
+			edit: func(a *config.ReservationArgs) {
+				a.PreAllocationConfig = &config.PreAllocationConfig{ClusterLabelKey: "not a key", ClusterPriorityAnnotationKey: "/x"}
+			},
+			want: field.ErrorList{
+				field.Invalid(path.Child("preAllocationConfig", "clusterLabelKey"), nil, ""),
+				field.Invalid(path.Child("preAllocationConfig", "clusterPriorityAnnotationKey"), nil, ""),
 			},
 		},
 		"candidate nodes out of range": {
