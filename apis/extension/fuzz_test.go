@@ -183,6 +183,15 @@ func FuzzReservationAffinity(f *testing.F) {
 	})
 }
 
+func FuzzReservationAllocated(f *testing.F) {
+	for _, s := range []string{"", "{}", `{"name":"r1","uid":"u1"}`, `{"name":"r1"}`, `{"uid":7}`, `{name:"r1"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkAnnotationRoundTrip(t, AnnotationReservationAllocated, s, GetReservationAllocated, SetReservationAllocated)
+	})
+}
+
 func FuzzCustomUsageThresholds(f *testing.F) {
 	for _, s := range []string{
 		"", "{}", `{"usageThresholds":{"cpu":65,"memory":95}}`, `{"prodUsageThresholds":{"cpu":0}}`,

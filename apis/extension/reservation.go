@@ -22,6 +22,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Pod labels and annotations of resource reservation.
@@ -114,6 +115,35 @@ func validSelectorOperator(op corev1.NodeSelectorOperator) bool {
 // unknown taint effect.
 func GetReservationAffinity(annotations map[string]string) (*ReservationAffinity, error) {
 	return getJSONAnnotation[ReservationAffinity](annotations, AnnotationReservationAffinity)
+}
+
+// ReservationAllocated is the value of AnnotationReservationAllocated: the reservation a pod was allocated
+// from.
+type ReservationAllocated struct {
+	// Name is the Reservation's name.
+	Name string `json:"name"`
+	// UID is the Reservation's UID.
+	UID types.UID `json:"uid"`
+}
+
+func (a *ReservationAllocated) validate() error {
+	if a.UID == "" {
+		return errors.New("uid is empty")
+	}
+	return nil
+}
+
+// GetReservationAllocated parses AnnotationReservationAllocated. It returns nil and no error when the
+// annotation is missing, and an *AnnotationError naming the annotation when it is malformed or has no UID.
+func GetReservationAllocated(annotations map[string]string) (*ReservationAllocated, error) {
+	return getJSONAnnotation[ReservationAllocated](annotations, AnnotationReservationAllocated)
+}
+
+// SetReservationAllocated stores allocated in AnnotationReservationAllocated on obj, or removes the
+// annotation when allocated is nil. It writes nothing and returns an *AnnotationError when allocated has no
+// UID.
+func SetReservationAllocated(obj metav1.Object, allocated *ReservationAllocated) error {
+	return setJSONAnnotation(obj, AnnotationReservationAllocated, allocated)
 }
 
 // SetReservationAffinity stores affinity in AnnotationReservationAffinity on

@@ -158,3 +158,52 @@ func TestIsReservationIgnored(t *testing.T) {
 		})
 	}
 }
+
+func TestReservationAllocated(t *testing.T) {
+	tests := map[string]struct {
+		value   *string
+		want    *ReservationAllocated
+		wantErr string
+	}{
+		"missing": {value: nil, want: nil},
+		"set":     {value: new(`{"name":"r1","uid":"u1"}`), want: &ReservationAllocated{Name: "r1", UID: "u1"}},
+		"no uid": {
+			value:   new(`{"name":"r1"}`),
+			wantErr: `annotation "scheduling.koordinator.sh/reservation-allocated": uid is empty`,
+		},
+		"malformed": {
+			value:   new(`{"name":`),
+			wantErr: `annotation "scheduling.koordinator.sh/reservation-allocated": unexpected end of JSON input`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			annotations := map[string]string{}
+			if tc.value != nil {
+				annotations[AnnotationReservationAllocated] = *tc.value
+			}
+			got, err := GetReservationAllocated(annotations)
+			if diff := cmp.Diff(tc.wantErr, errString(err)); diff != "" {
+				t.Fatalf("GetReservationAllocated() error (-want,+got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("GetReservationAllocated() (-want,+got):\n%s", diff)
+			}
+			if got == nil {
+				return
+			}
+			// What Set writes, Get reads back.
+			pod := podWith(nil, nil)
+			if err := SetReservationAllocated(pod, got); err != nil {
+				t.Fatalf("SetReservationAllocated(%+v) = %v", got, err)
+			}
+			back, err := GetReservationAllocated(pod.Annotations)
+			if err != nil || !cmp.Equal(got, back) {
+				t.Errorf("round trip of %+v = %+v, %v", got, back, err)
+			}
+		})
+	}
+	if err := SetReservationAllocated(podWith(nil, nil), &ReservationAllocated{Name: "r1"}); err == nil {
+		t.Error("SetReservationAllocated without a UID succeeded")
+	}
+}

@@ -41,6 +41,7 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/utils/clock"
 
+	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	schedlisters "github.com/koord-dev/koord/pkg/client/listers/scheduling/v1alpha1"
@@ -271,7 +272,7 @@ func (p *Plugin) podChanged(logger klog.Logger, obj any, deleted bool) {
 	if pod.Spec.NodeName == "" {
 		return
 	}
-	a, err := getAllocated(pod)
+	a, err := extension.GetReservationAllocated(pod.Annotations)
 	if err != nil {
 		logger.V(2).Info("Ignored a malformed annotation of a pod", "pod", klog.KObj(pod), "err", err)
 		return

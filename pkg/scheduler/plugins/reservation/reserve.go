@@ -103,11 +103,11 @@ func (p *Plugin) PreBind(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod
 	if rs == nil {
 		return nil
 	}
-	value, err := json.Marshal(allocatedAnnotation{Name: rs.name, UID: rs.uid})
-	if err != nil {
-		return fwk.AsStatus(fmt.Errorf("encode annotation %s: %w", extension.AnnotationReservationAllocated, err))
+	annotated := &metav1.ObjectMeta{}
+	if err := extension.SetReservationAllocated(annotated, &extension.ReservationAllocated{Name: rs.name, UID: rs.uid}); err != nil {
+		return fwk.AsStatus(err)
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{extension.AnnotationReservationAllocated: string(value)}}})
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotated.Annotations}})
 	if err != nil {
 		return fwk.AsStatus(fmt.Errorf("encode pod patch: %w", err))
 	}

@@ -17,12 +17,10 @@ limitations under the License.
 package reservation
 
 import (
-	"encoding/json"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
@@ -142,24 +140,3 @@ func withNodeName(aff *corev1.Affinity, node string) *corev1.Affinity {
 	return aff
 }
 
-// allocatedAnnotation is the value of the reservation-allocated annotation of an owner pod.
-type allocatedAnnotation struct {
-	Name string    `json:"name"`
-	UID  types.UID `json:"uid"`
-}
-
-// getAllocated parses the pod's reservation-allocated annotation; nil when it has none.
-func getAllocated(pod *corev1.Pod) (*allocatedAnnotation, error) {
-	v, ok := pod.Annotations[extension.AnnotationReservationAllocated]
-	if !ok {
-		return nil, nil
-	}
-	a := &allocatedAnnotation{}
-	if err := json.Unmarshal([]byte(v), a); err != nil {
-		return nil, fmt.Errorf("annotation %s: %w", extension.AnnotationReservationAllocated, err)
-	}
-	if a.UID == "" {
-		return nil, fmt.Errorf("annotation %s: uid is empty", extension.AnnotationReservationAllocated)
-	}
-	return a, nil
-}
