@@ -139,4 +139,3 @@ func withNodeName(aff *corev1.Affinity, node string) *corev1.Affinity {
 	}
 	return aff
 }
-
