@@ -23,18 +23,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
-	"k8s.io/klog/v2/textlogger"
 	"k8s.io/utils/clock"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/koord-dev/koord/examples"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
@@ -191,19 +186,11 @@ func RunCommand(ctx context.Context, f *Flags, out io.Writer, tty bool) error {
 	if err != nil {
 		return err
 	}
-	logFile, err := openLog(opts.StateDir)
+	ctx, stop, err := cluster.Session(ctx, opts.StateDir, f.Verbosity, "koordctl-demo")
 	if err != nil {
 		return err
 	}
-	defer func() { _ = logFile.Close() }()
-	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(logFile), textlogger.Verbosity(f.Verbosity)))
-	// client-go, the webhook client and the simulated agents' libraries log through the global loggers; they
-	// belong in the log file, not between the progress lines.
-	klog.SetLogger(logger)
-	ctrllog.SetLogger(logger)
-	ctx = klog.NewContext(ctx, logger.WithName("koordctl-demo"))
-	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stopSignals()
+	defer stop()
 
 	clk := clock.RealClock{}
 	printer := progress.New(out, tty, clk)
@@ -328,17 +315,4 @@ func PrintSummary(w io.Writer, r *Report) {
 		fmtFloat(sum.AvgBatchCPU, 1), fmtFloat(sum.BatchCPUHours, 0), fmtFloat(sum.BECPUHours, 0),
 		fmtFloat(float64(sum.SuppressedMoments)/momentsPerMinute, 1), sum.Evictions,
 		fmtFloat(float64(sum.LSBreaches)/momentsPerMinute, 1))
-}
-
-// openLog creates the log directory of stateDir and opens koordctl's log in it for appending.
-func openLog(stateDir string) (*os.File, error) {
-	dir := filepath.Join(stateDir, cluster.LogDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create log directory: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(dir, "koordctl.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("open koordctl's log: %w", err)
-	}
-	return f, nil
 }

@@ -26,19 +26,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/component-base/featuregate"
-	"k8s.io/klog/v2"
-	"k8s.io/klog/v2/textlogger"
 	"k8s.io/utils/clock"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/koord-dev/koord/pkg/features"
 	"github.com/koord-dev/koord/pkg/koordctl/cluster"
@@ -161,19 +155,11 @@ func Run(ctx context.Context, f *Flags, out io.Writer, tty bool) error {
 	if err != nil {
 		return err
 	}
-	logFile, err := openLog(opts.StateDir)
+	ctx, stop, err := cluster.Session(ctx, opts.StateDir, f.Verbosity, "koordctl")
 	if err != nil {
 		return err
 	}
-	defer func() { _ = logFile.Close() }()
-	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(logFile), textlogger.Verbosity(f.Verbosity)))
-	// client-go, envtest and the simulated agents' libraries log through the global loggers; they belong in
-	// the log file, not between the progress lines.
-	klog.SetLogger(logger)
-	ctrllog.SetLogger(logger)
-	ctx = klog.NewContext(ctx, logger.WithName("koordctl"))
-	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stopSignals()
+	defer stop()
 
 	clk := clock.RealClock{}
 	printer := progress.New(out, tty, clk)
@@ -198,20 +184,6 @@ func Run(ctx context.Context, f *Flags, out io.Writer, tty bool) error {
 	stopErr := c.Stop()
 	printer.End(stopErr)
 	return errors.Join(c.Err(), stopErr)
-}
-
-// openLog creates the log directory of stateDir and opens koordctl's log in it for appending: another
-// koordctl may be running from the same directory, whose log must survive this one's refusal to start.
-func openLog(stateDir string) (*os.File, error) {
-	dir := filepath.Join(stateDir, cluster.LogDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create log directory: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(dir, "koordctl.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("open koordctl's log: %w", err)
-	}
-	return f, nil
 }
 
 // printSummary tells the user how to reach the running cluster and how to stop it.
