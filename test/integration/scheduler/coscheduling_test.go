@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 )
 
 // TestGangBindsAllOrNothing: a gang whose members all fit binds together; one that does not fit binds none of
@@ -64,6 +65,7 @@ func TestGangTimesOut(t *testing.T) {
 	startScheduler(t, requestsOnly)
 	f.node("a", "0", 0, nil)
 
+	timeoutsBefore := counter(t, metrics.GangTimeouts)
 	// 4 × 3 cpus on 10 cpus: 3 fit, the fourth does not.
 	gang := f.gang("slow", 4, "3", map[string]string{
 		extension.AnnotationGangMode:     "NonStrict",
@@ -82,6 +84,9 @@ func TestGangTimesOut(t *testing.T) {
 		return false, nil
 	})
 	f.consistentlyUnbound(gang, time.Second)
+	if got := counter(t, metrics.GangTimeouts) - timeoutsBefore; got < 1 {
+		t.Errorf("koord_scheduler_gang_timeouts_total grew by %v, want at least 1", got)
+	}
 	f.node("b", "0", 0, nil)
 	for _, p := range gang {
 		f.boundNode(p)

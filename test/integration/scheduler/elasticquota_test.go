@@ -33,6 +33,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 )
 
 // TestElasticQuotaBorrowAndReclaim: two tenants share 20Gi of memory with a min of 10Gi each. The first
@@ -48,6 +49,7 @@ func TestElasticQuotaBorrowAndReclaim(t *testing.T) {
 	}})
 	f.runTerminatingPodsToEnd()
 	ensurePriorityClass(t, extension.PriorityProd)
+	revokedBefore, rejectedBefore := counter(t, metrics.QuotaRevokedPods), counter(t, metrics.QuotaRejections)
 	// 2 nodes × 10Gi; pods of 1Gi (memory binds first: 100m cpu each) and no NodeMetric load to speak of.
 	f.node("a", "0", 0, nil)
 	f.node("b", "0", 0, nil)
@@ -105,6 +107,12 @@ func TestElasticQuotaBorrowAndReclaim(t *testing.T) {
 	}
 	if got := f.countBound(teamB); got != 6 {
 		t.Errorf("team B has %d pods bound after team A's preemption, want 6", got)
+	}
+	if got := counter(t, metrics.QuotaRevokedPods) - revokedBefore; got != 2 {
+		t.Errorf("koord_scheduler_elastic_quota_revoked_pods_total grew by %v, want 2", got)
+	}
+	if got := counter(t, metrics.QuotaRejections) - rejectedBefore; got < 1 {
+		t.Errorf("koord_scheduler_elastic_quota_rejections_total grew by %v, want at least 1", got)
 	}
 }
 

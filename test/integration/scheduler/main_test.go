@@ -34,6 +34,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	compbasemetrics "k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/utils/ptr"
@@ -324,6 +326,16 @@ func (f *fixture) eventually(msg string, cond func(ctx context.Context) (bool, e
 	if err := wait.PollUntilContextTimeout(f.t.Context(), 100*time.Millisecond, 30*time.Second, true, cond); err != nil {
 		f.t.Fatalf("%s: %v", msg, err)
 	}
+}
+
+// counter returns the value of one of koord-scheduler's counters; the scheduler runs in this process.
+func counter(t *testing.T, m compbasemetrics.CounterMetric) float64 {
+	t.Helper()
+	v, err := testutil.GetCounterMetricValue(m)
+	if err != nil {
+		t.Fatalf("read counter: %v", err)
+	}
+	return v
 }
 
 // ensurePriorityClass creates Koordinator's PriorityClass pc unless it exists.

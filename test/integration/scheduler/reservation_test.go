@@ -31,6 +31,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 )
 
 // TestReservation: a Reservation is placed on a node and becomes Available; a pod that is not its owner cannot
@@ -40,6 +41,14 @@ func TestReservation(t *testing.T) {
 	f := newFixture(t)
 	startScheduler(t, requestsOnly)
 	node := f.node("a", "0", 0, nil)
+	transitions := func() [3]float64 {
+		var v [3]float64
+		for i, phase := range []schedulingv1alpha1.ReservationPhase{schedulingv1alpha1.ReservationAvailable, schedulingv1alpha1.ReservationSucceeded, schedulingv1alpha1.ReservationFailed} {
+			v[i] = counter(t, metrics.ReservationTransitions.WithLabelValues(string(phase)))
+		}
+		return v
+	}
+	before := transitions()
 
 	// 6 of the node's 10 cpus, for pods labelled app=owner.
 	owned := f.reservation("owned", "6", nil)
@@ -77,6 +86,10 @@ func TestReservation(t *testing.T) {
 	f.eventuallyReservation(expiring, schedulingv1alpha1.ReservationFailed, node)
 	if got := f.boundNode(late); got != node {
 		t.Errorf("pod bound to %s after the reservation expired, want %s", got, node)
+	}
+	after := transitions()
+	if got, want := [3]float64{after[0] - before[0], after[1] - before[1], after[2] - before[2]}, [3]float64{2, 1, 1}; got != want {
+		t.Errorf("koord_scheduler_reservation_transitions_total grew by %v (Available, Succeeded, Failed), want %v", got, want)
 	}
 }
 

@@ -42,6 +42,7 @@ import (
 	_ "github.com/koord-dev/koord/pkg/scheduler/apis/config/scheme" // kube-scheduler must be able to decode the args.
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/core"
 )
 
@@ -112,6 +113,7 @@ func withStatusDelay(d time.Duration) Option {
 // PodGroups through informers, which it starts with the context the factory gets and waits for, and pods
 // through the scheduler's informer factory.
 func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime.PluginFactory {
+	metrics.Register()
 	o := options{clock: clock.RealClock{}, statusDelay: statusDelay}
 	for _, opt := range opts {
 		opt(&o)

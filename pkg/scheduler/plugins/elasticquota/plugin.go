@@ -50,6 +50,7 @@ import (
 	_ "github.com/koord-dev/koord/pkg/scheduler/apis/config/scheme" // kube-scheduler must be able to decode the args.
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/core"
 )
 
@@ -122,6 +123,7 @@ func WithFeatures(fts plfeature.Features) Option {
 // ElasticQuotas through the shared Koord informers, which it starts with the context the factory gets and
 // waits for; its controllers run until that context ends.
 func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime.PluginFactory {
+	metrics.Register()
 	o := options{clock: clock.RealClock{}}
 	for _, opt := range opts {
 		opt(&o)

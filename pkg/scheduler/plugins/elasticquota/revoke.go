@@ -29,6 +29,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/klog/v2"
 
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/core"
 )
 
@@ -104,6 +105,7 @@ func (r *revoker) evict(ctx context.Context, pod *corev1.Pod, o core.OverUse) {
 		utilruntime.HandleErrorWithLogger(logger, err, "Could not evict a pod of an over-used quota", "pod", klog.KObj(pod), "quota", o.Quota)
 		return
 	}
+	metrics.QuotaRevokedPods.Inc()
 	logger.V(2).Info("Evicted a pod of an over-used quota", "pod", klog.KObj(pod), "quota", o.Quota, "detail", message)
 	if rec := r.p.handle.EventRecorder(); rec != nil {
 		rec.Eventf(pod, nil, corev1.EventTypeWarning, ReasonQuotaOverUsedRevoked, "Evict", "Evicted: %s", message)

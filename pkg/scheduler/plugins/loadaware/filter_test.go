@@ -24,6 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -33,6 +34,7 @@ import (
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 )
 
 // The node has 10 cpus and 10Gi; the pod requests 1 cpu and 1Gi, estimated at 850m and 0.7Gi.
@@ -403,10 +405,26 @@ func TestFilterFollowsNodeState(t *testing.T) {
 		do:   func() { f.clock.Step(2*time.Minute + 180*time.Second) },
 		want: result{Filter: status{Code: fwk.Unschedulable, Reasons: []string{"node metric expired: updated 3m0s ago, expiration 3m0s"}}, Score: 0},
 	}}
+	rejections := func(reason string) float64 {
+		t.Helper()
+		v, err := testutil.GetCounterMetricValue(metrics.LoadAwareRejections.WithLabelValues(reason))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	cpuBefore, expiredBefore := rejections("cpu"), rejections("expired")
 	for _, step := range steps {
 		step.do()
 		if diff := cmp.Diff(step.want, run()); diff != "" {
 			t.Errorf("after %s (-want,+got):\n%s", step.name, diff)
 		}
+	}
+	// One rejection for cpu, one for the expired NodeMetric.
+	if got := rejections("cpu") - cpuBefore; got != 1 {
+		t.Errorf("cpu rejections counted = %v, want 1", got)
+	}
+	if got := rejections("expired") - expiredBefore; got != 1 {
+		t.Errorf("expired rejections counted = %v, want 1", got)
 	}
 }

@@ -43,6 +43,7 @@ import (
 	_ "github.com/koord-dev/koord/pkg/scheduler/apis/config/scheme" // kube-scheduler must be able to decode the args.
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/cache"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
 )
@@ -101,6 +102,7 @@ func WithClock(c clock.PassiveClock) Option {
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads
 // NodeMetrics through informers, which it starts with the context the factory gets and waits for.
 func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime.PluginFactory {
+	metrics.Register()
 	o := options{clock: clock.RealClock{}}
 	for _, opt := range opts {
 		opt(&o)

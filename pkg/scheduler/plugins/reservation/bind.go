@@ -30,6 +30,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 )
 
 // errNotPending means a reserve pod's Reservation is gone, was replaced or is already placed.
@@ -67,6 +68,7 @@ func (p *Plugin) Bind(ctx context.Context, _ fwk.CycleState, pod *corev1.Pod, no
 	if err != nil {
 		return fwk.AsStatus(fmt.Errorf("write the status of reservation %q: %w", name, err))
 	}
+	metrics.ReservationTransitions.WithLabelValues(string(schedv1alpha1.ReservationAvailable)).Inc()
 	if err := p.cache.UpdateReservation(placed); err != nil {
 		logger.V(2).Info("Ignored owners of a Reservation", "reservation", klog.KObj(placed), "err", err)
 	}

@@ -31,6 +31,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 )
 
 // Reasons of the Ready condition set by the controller besides the API's.
@@ -277,6 +278,9 @@ func (p *Plugin) writeStatus(ctx context.Context, r *schedv1alpha1.Reservation, 
 			return nil
 		}
 		return fmt.Errorf("update the status of reservation %s: %w", r.Name, err)
+	}
+	if status.Phase != r.Status.Phase {
+		metrics.ReservationTransitions.WithLabelValues(string(status.Phase)).Inc()
 	}
 	return nil
 }

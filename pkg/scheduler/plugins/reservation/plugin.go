@@ -49,6 +49,7 @@ import (
 	_ "github.com/koord-dev/koord/pkg/scheduler/apis/config/scheme" // kube-scheduler must be able to decode the args.
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 )
 
 // Name is the plugin's name in a KubeSchedulerConfiguration.
@@ -111,6 +112,7 @@ func WithClient(client versioned.Interface) Option {
 // Reservations through the shared Koord informers, which it starts with the context the factory gets and waits
 // for; its controller runs until that context ends.
 func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime.PluginFactory {
+	metrics.Register()
 	o := options{clock: clock.RealClock{}}
 	for _, opt := range opts {
 		opt(&o)
