@@ -26,8 +26,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -57,7 +55,7 @@ func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, 
 // annotations changed (not its status, which the plugin writes itself). Like the pod hint, it hands the
 // object to the cache first, since kube-scheduler's informer may deliver it before the plugin's.
 func (p *Plugin) isSchedulableAfterPodGroupChange(logger klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
-	pg, err := asPodGroup(newObj)
+	pg, err := crdinformers.As[v1alpha1.PodGroup](newObj)
 	if err != nil {
 		return fwk.Queue, err
 	}
@@ -66,7 +64,7 @@ func (p *Plugin) isSchedulableAfterPodGroupChange(logger klog.Logger, pod *corev
 		return fwk.QueueSkip, nil
 	}
 	if oldObj != nil {
-		old, err := asPodGroup(oldObj)
+		old, err := crdinformers.As[v1alpha1.PodGroup](oldObj)
 		if err != nil {
 			return fwk.Queue, err
 		}
@@ -102,25 +100,6 @@ func (p *Plugin) isSchedulableAfterPodAdd(logger klog.Logger, pod *corev1.Pod, _
 	p.cache.AddOrUpdatePod(added)
 	logger.V(5).Info("Pod added to the pod's gang group", "pod", klog.KObj(pod), "addedPod", klog.KObj(added))
 	return fwk.Queue, nil
-}
-
-// asPodGroup returns obj as a typed PodGroup: kube-scheduler's dynamic informer delivers unstructured
-// objects, the plugin's informer typed ones.
-func asPodGroup(obj any) (*v1alpha1.PodGroup, error) {
-	if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	switch o := obj.(type) {
-	case *v1alpha1.PodGroup:
-		return o, nil
-	case *unstructured.Unstructured:
-		pg := &v1alpha1.PodGroup{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, pg); err != nil {
-			return nil, fmt.Errorf("convert PodGroup %s/%s: %w", o.GetNamespace(), o.GetName(), err)
-		}
-		return pg, nil
-	}
-	return nil, fmt.Errorf("want a PodGroup, got %T", obj)
 }
 
 // podOf returns the pod of an informer event, unwrapping tombstones; nil for anything else.
@@ -206,13 +185,13 @@ func (p *Plugin) watchPodGroups(ctx context.Context, informers *crdinformers.Sha
 	// changed records a PodGroup; when it is new or its spec or annotations changed (not only its status,
 	// which the plugin writes), its status is recomputed and its gang's pending pods are tried again.
 	changed := func(oldObj, newObj any) {
-		pg, err := asPodGroup(newObj)
+		pg, err := crdinformers.As[v1alpha1.PodGroup](newObj)
 		if err != nil {
 			logger.Error(err, "Ignored an unexpected PodGroup event")
 			return
 		}
 		p.cache.AddOrUpdatePodGroup(pg)
-		if old, err := asPodGroup(oldObj); err == nil && equality.Semantic.DeepEqual(old.Spec, pg.Spec) && maps.Equal(old.Annotations, pg.Annotations) {
+		if old, err := crdinformers.As[v1alpha1.PodGroup](oldObj); err == nil && equality.Semantic.DeepEqual(old.Spec, pg.Spec) && maps.Equal(old.Annotations, pg.Annotations) {
 			return
 		}
 		id := core.ID{Namespace: pg.Namespace, Name: pg.Name}
@@ -223,7 +202,7 @@ func (p *Plugin) watchPodGroups(ctx context.Context, informers *crdinformers.Sha
 		AddFunc:    func(obj any) { changed(nil, obj) },
 		UpdateFunc: changed,
 		DeleteFunc: func(obj any) {
-			pg, err := asPodGroup(obj)
+			pg, err := crdinformers.As[v1alpha1.PodGroup](obj)
 			if err != nil {
 				logger.Error(err, "Ignored an unexpected PodGroup event")
 				return

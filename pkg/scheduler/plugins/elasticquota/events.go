@@ -22,13 +22,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/core"
 )
 
@@ -64,11 +63,11 @@ func isSchedulableAfterQuotaChange(logger klog.Logger, pod *corev1.Pod, oldObj, 
 	if oldObj == nil || newObj == nil {
 		return fwk.Queue, nil
 	}
-	oldQuota, err := asQuota(oldObj)
+	oldQuota, err := crdinformers.As[schedv1alpha1.ElasticQuota](oldObj)
 	if err != nil {
 		return fwk.Queue, err
 	}
-	newQuota, err := asQuota(newObj)
+	newQuota, err := crdinformers.As[schedv1alpha1.ElasticQuota](newObj)
 	if err != nil {
 		return fwk.Queue, err
 	}
@@ -82,22 +81,6 @@ func isSchedulableAfterQuotaChange(logger klog.Logger, pod *corev1.Pod, oldObj, 
 		}
 	}
 	return fwk.QueueSkip, nil
-}
-
-// asQuota returns obj as a typed ElasticQuota: kube-scheduler's dynamic informer delivers unstructured
-// objects.
-func asQuota(obj any) (*schedv1alpha1.ElasticQuota, error) {
-	switch o := obj.(type) {
-	case *schedv1alpha1.ElasticQuota:
-		return o, nil
-	case *unstructured.Unstructured:
-		eq := &schedv1alpha1.ElasticQuota{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, eq); err != nil {
-			return nil, fmt.Errorf("convert ElasticQuota %s: %w", o.GetName(), err)
-		}
-		return eq, nil
-	}
-	return nil, fmt.Errorf("want an ElasticQuota, got %T", obj)
 }
 
 // isSchedulableAfterPodDelete queues the pod when the deleted pod requested anything.

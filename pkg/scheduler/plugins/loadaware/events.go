@@ -23,13 +23,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 )
 
 // NodeMetricEvent is the event resource of NodeMetrics, "<plural>.<version>.<group>" as kube-scheduler
@@ -85,35 +85,19 @@ func (p *Plugin) nodeMetricChanged(oldObj, newObj any) error {
 		if tombstone, ok := oldObj.(toolscache.DeletedFinalStateUnknown); ok {
 			oldObj = tombstone.Obj
 		}
-		nm, err := asNodeMetric(oldObj)
+		nm, err := crdinformers.As[slov1alpha1.NodeMetric](oldObj)
 		if err != nil {
 			return err
 		}
 		p.nodes.DeleteNodeMetric(nm)
 		return nil
 	}
-	nm, err := asNodeMetric(newObj)
+	nm, err := crdinformers.As[slov1alpha1.NodeMetric](newObj)
 	if err != nil {
 		return err
 	}
 	p.nodes.UpdateNodeMetric(nm)
 	return nil
-}
-
-// asNodeMetric returns obj as a typed NodeMetric: kube-scheduler's dynamic informer delivers unstructured
-// objects, the plugin's informer typed ones.
-func asNodeMetric(obj any) (*slov1alpha1.NodeMetric, error) {
-	switch o := obj.(type) {
-	case *slov1alpha1.NodeMetric:
-		return o, nil
-	case *unstructured.Unstructured:
-		nm := &slov1alpha1.NodeMetric{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, nm); err != nil {
-			return nil, fmt.Errorf("convert NodeMetric %s: %w", o.GetName(), err)
-		}
-		return nm, nil
-	}
-	return nil, fmt.Errorf("want a NodeMetric, got %T", obj)
 }
 
 // nodeMetricStatus returns the status of a NodeMetric from an event, typed or unstructured.

@@ -22,12 +22,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 )
 
 // ReservationEvent is the resource of Reservation events in kube-scheduler's queue.
@@ -50,11 +49,11 @@ func isSchedulableAfterReservationChange(logger klog.Logger, pod *corev1.Pod, ol
 	if oldObj == nil || newObj == nil {
 		return fwk.Queue, nil
 	}
-	oldR, err := asReservation(oldObj)
+	oldR, err := crdinformers.As[schedv1alpha1.Reservation](oldObj)
 	if err != nil {
 		return fwk.Queue, err
 	}
-	newR, err := asReservation(newObj)
+	newR, err := crdinformers.As[schedv1alpha1.Reservation](newObj)
 	if err != nil {
 		return fwk.Queue, err
 	}
@@ -66,19 +65,4 @@ func isSchedulableAfterReservationChange(logger klog.Logger, pod *corev1.Pod, ol
 		return fwk.Queue, nil
 	}
 	return fwk.QueueSkip, nil
-}
-
-// asReservation converts an event object (typed, or unstructured from kube-scheduler's dynamic informer).
-func asReservation(obj any) (*schedv1alpha1.Reservation, error) {
-	switch o := obj.(type) {
-	case *schedv1alpha1.Reservation:
-		return o, nil
-	case *unstructured.Unstructured:
-		r := &schedv1alpha1.Reservation{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, r); err != nil {
-			return nil, fmt.Errorf("convert Reservation %s: %w", o.GetName(), err)
-		}
-		return r, nil
-	}
-	return nil, fmt.Errorf("want a Reservation, got %T", obj)
 }
