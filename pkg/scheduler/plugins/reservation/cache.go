@@ -99,7 +99,15 @@ type Cache struct {
 	resvs  map[types.UID]*entry
 	allocs map[types.UID]*allocation
 	snap   *Snapshot
+	// dropped holds the versions of the reservations last seen not placed (pending, used up, failed, deleted),
+	// the most recent maxDropped of them, so that an older event (kube-scheduler's informer and the plugin's
+	// deliver the same changes independently) does not bring a dropped reservation back.
+	dropped      map[types.UID]string
+	droppedOrder []types.UID
 }
+
+// maxDropped bounds the versions the cache keeps of dropped reservations.
+const maxDropped = 4096
 
 // NewCache returns an empty cache; reservations never hold the ignored resources.
 func NewCache(ignored []corev1.ResourceName) *Cache {
@@ -107,7 +115,24 @@ func NewCache(ignored []corev1.ResourceName) *Cache {
 		ignored: sets.New(ignored...),
 		resvs:   map[types.UID]*entry{},
 		allocs:  map[types.UID]*allocation{},
+		dropped: map[types.UID]string{},
 	}
+}
+
+// dropLocked removes the reservation with uid and remembers version as its last one.
+func (c *Cache) dropLocked(uid types.UID, version string) {
+	if _, ok := c.resvs[uid]; ok {
+		delete(c.resvs, uid)
+		c.snap = nil
+	}
+	if _, ok := c.dropped[uid]; !ok {
+		c.droppedOrder = append(c.droppedOrder, uid)
+		if len(c.droppedOrder) > maxDropped {
+			delete(c.dropped, c.droppedOrder[0])
+			c.droppedOrder = c.droppedOrder[1:]
+		}
+	}
+	c.dropped[uid] = version
 }
 
 // UpdateReservation records r: an Available reservation with a node holds resources, any other is dropped
@@ -133,12 +158,15 @@ func (c *Cache) UpdateReservation(r *schedv1alpha1.Reservation) error {
 	if old, ok := c.resvs[r.UID]; ok && olderThan(r.ResourceVersion, old.resv.ResourceVersion) {
 		return nil
 	}
-	if e == nil {
-		if _, ok := c.resvs[r.UID]; ok {
-			delete(c.resvs, r.UID)
-			c.snap = nil
-		}
+	if version, ok := c.dropped[r.UID]; ok && olderThan(r.ResourceVersion, version) {
 		return nil
+	}
+	if e == nil {
+		c.dropLocked(r.UID, r.ResourceVersion)
+		return nil
+	}
+	if _, ok := c.dropped[r.UID]; ok {
+		delete(c.dropped, r.UID) // Its place in droppedOrder goes when it comes round.
 	}
 	c.resvs[r.UID] = e
 	c.snap = nil
@@ -166,10 +194,11 @@ func orderOf(r *schedv1alpha1.Reservation) int64 {
 func (c *Cache) DeleteReservation(uid types.UID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.resvs[uid]; ok {
-		delete(c.resvs, uid)
-		c.snap = nil
+	version := c.dropped[uid]
+	if e, ok := c.resvs[uid]; ok {
+		version = e.resv.ResourceVersion
 	}
+	c.dropLocked(uid, version)
 }
 
 // Placed returns the node of the reservation with uid when the cache holds it as Available.

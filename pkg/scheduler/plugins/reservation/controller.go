@@ -273,11 +273,17 @@ func (p *Plugin) writeStatus(ctx context.Context, r *schedv1alpha1.Reservation, 
 	}
 	updated := r.DeepCopy()
 	updated.Status = *status
-	if _, err := p.client.SchedulingV1alpha1().Reservations().UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+	written, err := p.client.SchedulingV1alpha1().Reservations().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		return fmt.Errorf("update the status of reservation %s: %w", r.Name, err)
+	}
+	// The cache follows at once, as after Bind: pods requeued by the Reservation's event (kube-scheduler's
+	// own informer may deliver it before the plugin's) must not be retried against what it held before.
+	if err := p.cache.UpdateReservation(written); err != nil {
+		klog.FromContext(ctx).V(2).Info("Ignored owners of a Reservation", "reservation", klog.KObj(written), "err", err)
 	}
 	if status.Phase != r.Status.Phase {
 		metrics.ReservationTransitions.WithLabelValues(string(status.Phase)).Inc()

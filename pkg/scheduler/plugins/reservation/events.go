@@ -37,15 +37,27 @@ var ReservationEvent = fwk.EventResource(fmt.Sprintf("reservations.%s.%s", sched
 // added or its allocatable changed.
 func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: ReservationEvent, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: isSchedulableAfterReservationChange},
+		{Event: fwk.ClusterEvent{Resource: ReservationEvent, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: p.isSchedulableAfterReservationChange},
 		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Delete}},
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable}},
 	}, nil
 }
 
 // isSchedulableAfterReservationChange queues the pod when a Reservation is added or deleted, or when its spec,
-// labels, phase, node, allocatable or allocated change; condition-only updates are skipped.
-func isSchedulableAfterReservationChange(logger klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+// labels, phase, node, allocatable or allocated change; condition-only updates are skipped. kube-scheduler's
+// informer delivers the event, possibly before the plugin's own: the hint hands the object to the cache first,
+// so that the retry it causes sees it (the cache keeps the newer version).
+func (p *Plugin) isSchedulableAfterReservationChange(logger klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	switch {
+	case newObj != nil:
+		if r, err := crdinformers.As[schedv1alpha1.Reservation](newObj); err == nil {
+			_ = p.cache.UpdateReservation(r) // Unreadable owners are logged by the plugin's own handler.
+		}
+	case oldObj != nil:
+		if r, err := crdinformers.As[schedv1alpha1.Reservation](oldObj); err == nil {
+			p.cache.DeleteReservation(r.UID)
+		}
+	}
 	if oldObj == nil || newObj == nil {
 		return fwk.Queue, nil
 	}

@@ -124,7 +124,8 @@ func TestReservationHint(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			logger, _ := ktesting.NewTestContext(t)
-			got, err := isSchedulableAfterReservationChange(logger, pod("p", nil, nil), tc.oldObj, tc.newObj)
+			p := &Plugin{cache: NewCache(nil)}
+			got, err := p.isSchedulableAfterReservationChange(logger, pod("p", nil, nil), tc.oldObj, tc.newObj)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,8 +134,37 @@ func TestReservationHint(t *testing.T) {
 			}
 		})
 	}
-	if _, err := isSchedulableAfterReservationChange(testLogger(t), pod("p", nil, nil), &corev1.Pod{}, base); err == nil {
+	p := &Plugin{cache: NewCache(nil)}
+	if _, err := p.isSchedulableAfterReservationChange(testLogger(t), pod("p", nil, nil), &corev1.Pod{}, base); err == nil {
 		t.Error("a pod passed as a Reservation gave no error")
+	}
+
+	// The hint hands the event to the cache before the plugin's own informer does: the retry it causes sees a
+	// placed Reservation, and no longer sees it once it failed or went.
+	placed := edited(base.DeepCopy(), func(r *schedv1alpha1.Reservation) {
+		r.ResourceVersion = "5"
+		r.Status.Phase, r.Status.NodeName, r.Status.Allocatable = schedv1alpha1.ReservationAvailable, "n1", rl("cpu", "1")
+	})
+	failed := edited(placed.DeepCopy(), func(r *schedv1alpha1.Reservation) {
+		r.ResourceVersion = "6"
+		r.Status.Phase = schedv1alpha1.ReservationFailed
+	})
+	for _, step := range []struct {
+		name           string
+		oldObj, newObj any
+		wantPlaced     bool
+	}{
+		{"placed", base, toUnstructured(placed), true},
+		{"failed", placed, toUnstructured(failed), false},
+		{"placed again from an older event", base, placed, false},
+		{"deleted", failed, nil, false},
+	} {
+		if _, err := p.isSchedulableAfterReservationChange(testLogger(t), pod("p", nil, nil), step.oldObj, step.newObj); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if _, got := p.cache.Placed(placed.UID); got != step.wantPlaced {
+			t.Errorf("after the %s event: cache holds the Reservation as placed = %v, want %v", step.name, got, step.wantPlaced)
+		}
 	}
 }
 
