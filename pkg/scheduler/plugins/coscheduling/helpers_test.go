@@ -131,7 +131,7 @@ func newFixture(t testing.TB, args *config.CoschedulingArgs, pods []*corev1.Pod,
 	}
 	koord := fake.NewSimpleClientset(koordObjs...)
 	clk := testingclock.NewFakeClock(now)
-	factory := NewFactory(crdinformers.NewForClient(koord), WithClock(clk), WithClient(koord), withStatusDelay(0))
+	factory := NewFactory(crdinformers.NewForClient(koord), WithClock(clk), withStatusDelay(0))
 	var plugin *Plugin
 	registerAs := func(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 		pl, err := factory(ctx, args, h)

@@ -89,19 +89,12 @@ type Option func(*options)
 
 type options struct {
 	clock       clock.WithDelayedExecution
-	client      versioned.Interface
 	statusDelay time.Duration
 }
 
 // WithClock makes the plugin tell how long members have waited, and when failed gangs are tried again, by c.
 func WithClock(c clock.WithDelayedExecution) Option {
 	return func(o *options) { o.clock = c }
-}
-
-// WithClient makes the plugin write PodGroup status through client instead of a clientset built from the
-// framework handle's kubeconfig.
-func WithClient(client versioned.Interface) Option {
-	return func(o *options) { o.client = client }
 }
 
 // withStatusDelay changes statusDelay, for tests.
@@ -131,12 +124,9 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 	if errs := validation.ValidateCoschedulingArgs(field.NewPath("pluginConfig").Key(Name).Child("args"), args); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	client := o.client
-	if client == nil {
-		var err error
-		if client, err = informers.Client(h); err != nil {
-			return nil, err
-		}
+	client, err := informers.Client(h)
+	if err != nil {
+		return nil, err
 	}
 	p := &Plugin{
 		runCtx: ctx,

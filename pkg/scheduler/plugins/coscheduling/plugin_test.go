@@ -58,7 +58,7 @@ func TestNewFactoryRejectsBadArgs(t *testing.T) {
 				t.Fatalf("create framework: %v", err)
 			}
 			koord := fake.NewSimpleClientset()
-			_, err = NewFactory(crdinformers.NewForClient(koord), WithClient(koord))(ctx, argsWith(t, tc.args), fh)
+			_, err = NewFactory(crdinformers.NewForClient(koord))(ctx, argsWith(t, tc.args), fh)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("NewFactory() error = %v, want one naming %s", err, tc.wantErr)
 			}

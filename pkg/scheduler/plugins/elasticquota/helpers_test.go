@@ -102,7 +102,7 @@ func newFixture(t testing.TB, args *config.ElasticQuotaArgs, quotas []*schedv1al
 	}
 	koord := fake.NewSimpleClientset(koordObjs...)
 	clk := testingclock.NewFakeClock(now)
-	pl, err := NewFactory(crdinformers.NewForClient(koord), WithClock(clk), WithClient(koord), WithFeatures(plfeature.Features{}))(ctx, args, fh)
+	pl, err := NewFactory(crdinformers.NewForClient(koord), WithClock(clk), WithFeatures(plfeature.Features{}))(ctx, args, fh)
 	if err != nil {
 		t.Fatalf("create plugin: %v", err)
 	}

@@ -98,19 +98,12 @@ type Option func(*options)
 
 type options struct {
 	clock    clock.WithTicker
-	client   versioned.Interface
 	features *plfeature.Features
 }
 
 // WithClock makes the plugin's controllers tell time by c.
 func WithClock(c clock.WithTicker) Option {
 	return func(o *options) { o.clock = c }
-}
-
-// WithClient makes the plugin write quota status through client instead of a clientset built from the
-// scheduler's kubeconfig.
-func WithClient(client versioned.Interface) Option {
-	return func(o *options) { o.client = client }
 }
 
 // WithFeatures gives the plugin kube-scheduler's feature gates (for preemption) instead of reading them from
@@ -154,16 +147,13 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 			EnableMinQuotaScale: args.EnableMinQuotaScale,
 			EnableRuntimeQuota:  args.EnableRuntimeQuota,
 		}),
-		client:  o.client,
 		invalid: map[string]string{},
 	}
-	if p.client == nil {
-		client, err := informers.Client(h)
-		if err != nil {
-			return nil, err
-		}
-		p.client = client
+	client, err := informers.Client(h)
+	if err != nil {
+		return nil, err
 	}
+	p.client = client
 	fts := plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
 	if o.features != nil {
 		fts = *o.features

@@ -165,7 +165,7 @@ func newPreemptionFramework(t *testing.T, quotas []*schedv1alpha1.ElasticQuota, 
 	}
 	koord := fake.NewSimpleClientset(koordObjs...)
 	var plugin *Plugin
-	factory := NewFactory(crdinformers.NewForClient(koord), WithClient(koord), WithClock(testingclock.NewFakeClock(now)), WithFeatures(plfeature.Features{}))
+	factory := NewFactory(crdinformers.NewForClient(koord), WithClock(testingclock.NewFakeClock(now)), WithFeatures(plfeature.Features{}))
 	args := argsWith(t, nil)
 	registered := []tf.RegisterPluginFunc{
 		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),

@@ -201,7 +201,7 @@ func TestFrameworkBind(t *testing.T) {
 	kube := kubefake.NewClientset(reservePod, other)
 	koord := fake.NewSimpleClientset(pending)
 	kubeInformers := informers.NewSharedInformerFactory(kube, 0)
-	factory := NewFactory(crdinformers.NewForClient(koord), WithClient(koord), WithClock(testingclock.NewFakeClock(now)))
+	factory := NewFactory(crdinformers.NewForClient(koord), WithClock(testingclock.NewFakeClock(now)))
 	withArgs := func(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 		return factory(ctx, argsWith(t, nil), h)
 	}

@@ -104,7 +104,7 @@ func newFixture(t testing.TB, args *config.ReservationArgs, resvs []*schedv1alph
 	}
 	koord := fake.NewSimpleClientset(koordObjs...)
 	clk := testingclock.NewFakeClock(now)
-	p, err := newPlugin(ctx, args, fh, crdinformers.NewForClient(koord), options{clock: clk, client: koord})
+	p, err := newPlugin(ctx, args, fh, crdinformers.NewForClient(koord), options{clock: clk})
 	if err != nil {
 		t.Fatalf("create plugin: %v", err)
 	}

@@ -93,19 +93,12 @@ type Plugin struct {
 type Option func(*options)
 
 type options struct {
-	clock  clock.WithTicker
-	client versioned.Interface
+	clock clock.WithTicker
 }
 
 // WithClock makes the plugin and its controller tell time (ttl, expires, GC) by c.
 func WithClock(c clock.WithTicker) Option {
 	return func(o *options) { o.clock = c }
-}
-
-// WithClient makes the plugin write Reservations through client instead of a clientset built from the
-// scheduler's kubeconfig.
-func WithClient(client versioned.Interface) Option {
-	return func(o *options) { o.client = client }
 }
 
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads
@@ -147,7 +140,6 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 		handle: h,
 		clock:  o.clock,
 		cache:  NewCache(args.IgnoredResources),
-		client: o.client,
 		kube:   h.ClientSet(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
@@ -158,13 +150,11 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 		<-ctx.Done()
 		p.queue.ShutDown()
 	}()
-	if p.client == nil {
-		client, err := informers.Client(h)
-		if err != nil {
-			return nil, err
-		}
-		p.client = client
+	client, err := informers.Client(h)
+	if err != nil {
+		return nil, err
 	}
+	p.client = client
 	if err := p.watchPodsAndNodes(ctx, h); err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func TestNewFactory(t *testing.T) {
 				t.Fatal(err)
 			}
 			koord := fake.NewSimpleClientset(reservation("r1", "", rl("cpu", "1"), byLabel("web")))
-			_, err = NewFactory(crdinformers.NewForClient(koord), WithClient(koord), WithClock(testingclock.NewFakeClock(now)))(ctx, tc.args, fh)
+			_, err = NewFactory(crdinformers.NewForClient(koord), WithClock(testingclock.NewFakeClock(now)))(ctx, tc.args, fh)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("NewFactory error = %v, want it to contain %q", err, tc.wantErr)
