@@ -26,7 +26,6 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/cache"
 )
 
@@ -61,7 +60,7 @@ func (p *Plugin) Filter(ctx context.Context, cycle fwk.CycleState, pod *corev1.P
 	}
 	if sum.expired {
 		if p.args.FilterExpiredNodeMetrics && !p.args.EnableScheduleWhenNodeMetricsExpired {
-			metrics.LoadAwareRejections.WithLabelValues("expired").Inc()
+			p.rejectionsExpired.Inc()
 			return fwk.NewStatus(fwk.Unschedulable, p.expiredReason(sum.view, now))
 		}
 		return nil
@@ -111,7 +110,7 @@ func (p *Plugin) Filter(ctx context.Context, cycle fwk.CycleState, pod *corev1.P
 			// "percent", not "%": kube-scheduler passes the message to its FailedScheduling Event as a format
 			// string, where a "%" would come out as "%!>(MISSING)".
 			reasons = append(reasons, fmt.Sprintf("node "+what+" %d percent > threshold %d percent", name, percent, threshold))
-			metrics.LoadAwareRejections.WithLabelValues(string(name)).Inc()
+			p.rejections[i].Inc()
 		}
 	}
 	if len(reasons) > 0 {

@@ -34,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
 	toolscache "k8s.io/client-go/tools/cache"
+	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -77,6 +78,10 @@ type Plugin struct {
 
 	// defaultThresholds are the thresholds of nodes without a valid usage-thresholds annotation.
 	defaultThresholds *thresholdProfile
+
+	// rejections count Filter's rejections by resource index; rejectionsExpired those for a stale NodeMetric.
+	rejections        []k8smetrics.CounterMetric
+	rejectionsExpired k8smetrics.CounterMetric
 
 	// nodes holds the NodeMetric and the assigned pods of every node.
 	nodes *cache.Nodes
@@ -137,6 +142,10 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 		p.weightSum += w
 	}
 	p.defaultThresholds = p.profileFromArgs()
+	for _, name := range resources {
+		p.rejections = append(p.rejections, metrics.LoadAwareRejections.WithLabelValues(string(name)))
+	}
+	p.rejectionsExpired = metrics.LoadAwareRejections.WithLabelValues("expired")
 
 	factory, err := informers.Factory(h)
 	if err != nil {
