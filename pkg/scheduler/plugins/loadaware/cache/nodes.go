@@ -317,15 +317,9 @@ type assignedMemo struct {
 	latest estimator.Vector
 }
 
-// LatestUsage returns the node usage its NodeMetric view reports plus AssignedUsage of all pods at now. The
-// returned vector must not be modified.
-func (n *Node) LatestUsage(view *NodeMetricView, now time.Time) estimator.Vector {
-	u, _ := n.LatestUsageUntil(view, now)
-	return u
-}
-
-// LatestUsageUntil returns LatestUsage and until when it holds, unless the node's stamp changes first; zero
-// when only a change of stamp ends it.
+// LatestUsageUntil returns the node usage its NodeMetric view reports plus AssignedUsage of all pods at now,
+// and until when that holds unless the node's stamp changes first (zero when only a change of stamp ends
+// it). The returned vector must not be modified.
 func (n *Node) LatestUsageUntil(view *NodeMetricView, now time.Time) (estimator.Vector, time.Time) {
 	m := n.assignedMemo(view, false, now)
 	return m.latest, m.validUntil
