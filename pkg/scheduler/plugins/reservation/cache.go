@@ -99,9 +99,10 @@ type Cache struct {
 	resvs  map[types.UID]*entry
 	allocs map[types.UID]*allocation
 	snap   *Snapshot
-	// dropped holds the versions of the reservations last seen not placed (pending, used up, failed, deleted),
-	// the most recent maxDropped of them, so that an older event (kube-scheduler's informer and the plugin's
-	// deliver the same changes independently) does not bring a dropped reservation back.
+	// dropped holds the last version seen not placed (pending, used up, failed, deleted) of the most recently
+	// dropped maxDropped reservations, so that an older event (kube-scheduler's informer and the plugin's
+	// deliver the same changes independently) does not bring a dropped reservation back. A reservation placed
+	// again keeps its entry: any version that places it is newer.
 	dropped      map[types.UID]string
 	droppedOrder []types.UID
 }
@@ -164,9 +165,6 @@ func (c *Cache) UpdateReservation(r *schedv1alpha1.Reservation) error {
 	if e == nil {
 		c.dropLocked(r.UID, r.ResourceVersion)
 		return nil
-	}
-	if _, ok := c.dropped[r.UID]; ok {
-		delete(c.dropped, r.UID) // Its place in droppedOrder goes when it comes round.
 	}
 	c.resvs[r.UID] = e
 	c.snap = nil
