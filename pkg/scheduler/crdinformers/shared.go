@@ -27,7 +27,9 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
@@ -132,6 +134,28 @@ func (s *Shared) Start(ctx context.Context) error {
 			}
 			return fmt.Errorf("the %v informer did not sync within %v: is its CRD installed and readable by koord-scheduler?", typ, s.syncTimeout)
 		}
+	}
+	return nil
+}
+
+// Sync starts the informers requested so far, as Start does, then waits until each of the handler
+// registrations has been given every object its informer listed: a plugin calls it at the end of its factory
+// with the registrations of its handlers, so that it starts with a complete state.
+func (s *Shared) Sync(ctx context.Context, regs ...toolscache.ResourceEventHandlerRegistration) error {
+	if err := s.Start(ctx); err != nil {
+		return err
+	}
+	// The informers have synced; their handlers follow within moments.
+	err := wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(context.Context) (bool, error) {
+		for _, reg := range regs {
+			if !reg.HasSynced() {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for the informer handlers: %w", err)
 	}
 	return nil
 }

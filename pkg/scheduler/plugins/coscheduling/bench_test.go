@@ -21,20 +21,26 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	corev1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 // BenchmarkLess measures the queue sort on a pair of pods, both in gangs or both not.
 func BenchmarkLess(b *testing.B) {
 	for _, gang := range []bool{false, true} {
 		b.Run(fmt.Sprintf("gang=%v", gang), func(b *testing.B) {
-			x, y := plainPod("x"), plainPod("y")
+			x, y := utiltesting.MakePod("x").Obj(), utiltesting.MakePod("y").Obj()
 			if gang {
-				x, y = gangPod("x", "train", "8"), gangPod("y", "eval", "8")
+				x, y = utiltesting.MakePod("x").Gang("train", "8").Obj(), utiltesting.MakePod("y").Gang("eval", "8").Obj()
 			}
 			p := sortPlugin(x, y)
-			qx, qy := queued(b, x, now), queued(b, y, now.Add(time.Second))
+			qx, qy := queued(b, x, utiltesting.Now), queued(b, y, utiltesting.Now.Add(time.Second))
 			b.ReportAllocs()
 			for b.Loop() {
 				p.Less(qx, qy)
@@ -50,15 +56,15 @@ func BenchmarkPreFilter(b *testing.B) {
 		b.Run(fmt.Sprintf("members=%d", size), func(b *testing.B) {
 			pods := make([]*corev1.Pod, size)
 			for i := range pods {
-				pods[i] = gangPod(fmt.Sprintf("m%d", i), "train", fmt.Sprint(size))
+				pods[i] = utiltesting.MakePod(fmt.Sprintf("m%d", i)).Gang("train", fmt.Sprint(size)).Obj()
 			}
-			f := newFixture(b, argsWith(b, nil), pods, nil)
+			f := newFixture(b, plugintest.Args[config.CoschedulingArgs, configv1.CoschedulingArgs](b, nil), pods, nil)
 			state := newCycleState()
 			var status *fwk.Status
 			i := 0
 			b.ReportAllocs()
 			for b.Loop() {
-				_, status = f.plugin.PreFilter(f.ctx, state, pods[i%size], nil)
+				_, status = f.plugin.PreFilter(f.Ctx, state, pods[i%size], nil)
 				i++
 			}
 			if !status.IsSuccess() {

@@ -79,7 +79,7 @@ func (p *Plugin) processNext(ctx context.Context) bool {
 
 // writePodGroupStatus patches the status of a PodGroup to what its members say, when it differs.
 func (p *Plugin) writePodGroupStatus(ctx context.Context, namespace, name string) error {
-	pg, err := p.podGroups.PodGroups(namespace).Get(name)
+	pg, err := p.podGroupLister.PodGroups(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}

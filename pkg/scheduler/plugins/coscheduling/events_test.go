@@ -18,6 +18,9 @@ package coscheduling
 
 import (
 	"testing"
+	"time"
+
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -46,44 +49,54 @@ func TestIsSchedulableAfterPodGroupChange(t *testing.T) {
 		wantErr bool
 	}{
 		"the gang's PodGroup, new minimum": {
-			pod:    pgPod("a", "train"),
-			oldObj: podGroup("train", 3),
-			newObj: func(*testing.T) any { return podGroup("train", 2) },
-			want:   fwk.Queue,
+			pod:    utiltesting.MakePod("a").PodGroup("train").Obj(),
+			oldObj: utiltesting.MakePodGroup("train", 3).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj(),
+			newObj: func(*testing.T) any {
+				return utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj()
+			},
+			want: fwk.Queue,
 		},
 		"the gang's PodGroup, status only": {
-			pod:    pgPod("a", "train"),
-			oldObj: podGroup("train", 2),
+			pod:    utiltesting.MakePod("a").PodGroup("train").Obj(),
+			oldObj: utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj(),
 			newObj: func(*testing.T) any {
-				pg := podGroup("train", 2)
+				pg := utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj()
 				pg.Status.Phase = v1alpha1.PodGroupScheduling
 				return pg
 			},
 			want: fwk.QueueSkip,
 		},
 		"the gang's PodGroup, unstructured": {
-			pod:    pgPod("a", "train"),
-			newObj: func(t *testing.T) any { return toUnstructured(t, podGroup("train", 2)) },
-			want:   fwk.Queue,
+			pod: utiltesting.MakePod("a").PodGroup("train").Obj(),
+			newObj: func(t *testing.T) any {
+				return toUnstructured(t, utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30*time.Second).Obj())
+			},
+			want: fwk.Queue,
 		},
 		"the gang's PodGroup, typed": {
-			pod:    pgPod("a", "train"),
-			newObj: func(*testing.T) any { return podGroup("train", 2) },
-			want:   fwk.Queue,
+			pod: utiltesting.MakePod("a").PodGroup("train").Obj(),
+			newObj: func(*testing.T) any {
+				return utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj()
+			},
+			want: fwk.Queue,
 		},
 		"another PodGroup": {
-			pod:    pgPod("a", "train"),
-			newObj: func(*testing.T) any { return podGroup("eval", 2) },
-			want:   fwk.QueueSkip,
+			pod: utiltesting.MakePod("a").PodGroup("train").Obj(),
+			newObj: func(*testing.T) any {
+				return utiltesting.MakePodGroup("eval", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj()
+			},
+			want: fwk.QueueSkip,
 		},
 		"a pod in no gang": {
-			pod:    plainPod("a"),
-			newObj: func(*testing.T) any { return podGroup("train", 2) },
-			want:   fwk.QueueSkip,
+			pod: utiltesting.MakePod("a").Obj(),
+			newObj: func(*testing.T) any {
+				return utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj()
+			},
+			want: fwk.QueueSkip,
 		},
 		"not a PodGroup": {
-			pod:     pgPod("a", "train"),
-			newObj:  func(*testing.T) any { return plainPod("x") },
+			pod:     utiltesting.MakePod("a").PodGroup("train").Obj(),
+			newObj:  func(*testing.T) any { return utiltesting.MakePod("x").Obj() },
 			want:    fwk.Queue,
 			wantErr: true,
 		},
@@ -109,10 +122,10 @@ func TestIsSchedulableAfterPodAdd(t *testing.T) {
 		pod, added *corev1.Pod
 		want       fwk.QueueingHint
 	}{
-		"a member of the pod's gang":   {pod: gangPod("a", "train", "2"), added: gangPod("b", "train", "2"), want: fwk.Queue},
-		"a member of another gang":     {pod: gangPod("a", "train", "2"), added: gangPod("b", "eval", "2"), want: fwk.QueueSkip},
-		"a pod in no gang":             {pod: gangPod("a", "train", "2"), added: plainPod("b"), want: fwk.QueueSkip},
-		"a member of the gang's group": {pod: gangPod("w", "workers", "1", groups...), added: gangPod("p", "ps", "1"), want: fwk.Queue},
+		"a member of the pod's gang":   {pod: utiltesting.MakePod("a").Gang("train", "2").Obj(), added: utiltesting.MakePod("b").Gang("train", "2").Obj(), want: fwk.Queue},
+		"a member of another gang":     {pod: utiltesting.MakePod("a").Gang("train", "2").Obj(), added: utiltesting.MakePod("b").Gang("eval", "2").Obj(), want: fwk.QueueSkip},
+		"a pod in no gang":             {pod: utiltesting.MakePod("a").Gang("train", "2").Obj(), added: utiltesting.MakePod("b").Obj(), want: fwk.QueueSkip},
+		"a member of the gang's group": {pod: utiltesting.MakePod("w").Gang("workers", "1").Annotations(groups...).Obj(), added: utiltesting.MakePod("p").Gang("ps", "1").Obj(), want: fwk.Queue},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

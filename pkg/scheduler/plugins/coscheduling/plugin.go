@@ -23,11 +23,8 @@ package coscheduling
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -36,6 +33,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	schedsigslisters "github.com/koord-dev/koord/pkg/client/listers/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
@@ -43,6 +41,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/core"
 )
 
@@ -75,13 +74,15 @@ type Plugin struct {
 	// checkCycle is false when args.SkipCheckScheduleCycle turns the schedule-cycle check off.
 	checkCycle bool
 
-	podGroups schedsigslisters.PodGroupLister
-	client    versioned.Interface
+	// podGroupLister lists the PodGroups; podGroups feeds them to the cache.
+	podGroupLister schedsigslisters.PodGroupLister
+	podGroups      *plugins.Feed[v1alpha1.PodGroup]
+	client         versioned.Interface
 	// queue holds the PodGroup status writes and the timeout marks to make.
 	queue       workqueue.TypedRateLimitingInterface[workItem]
 	statusDelay time.Duration
-	// podsSynced reports whether the cache has seen every pod the scheduler's informer listed at start.
-	podsSynced func() bool
+	// synced are the plugin's handlers of the scheduler's informers.
+	synced plugins.Synced
 }
 
 // Option configures the plugin factory.
@@ -111,19 +112,12 @@ func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-		return newPlugin(ctx, obj, h, informers, o)
-	}
+	return plugins.Factory(Name, validation.ValidateCoschedulingArgs, func(ctx context.Context, args *config.CoschedulingArgs, h fwk.Handle) (*Plugin, error) {
+		return newPlugin(ctx, args, h, informers, o)
+	})
 }
 
-func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers *crdinformers.Shared, o options) (*Plugin, error) {
-	args, ok := obj.(*config.CoschedulingArgs)
-	if !ok {
-		return nil, fmt.Errorf("want args of type CoschedulingArgs, got %T", obj)
-	}
-	if errs := validation.ValidateCoschedulingArgs(field.NewPath("pluginConfig").Key(Name).Child("args"), args); len(errs) > 0 {
-		return nil, errs.ToAggregate()
-	}
+func newPlugin(ctx context.Context, args *config.CoschedulingArgs, h fwk.Handle, informers *crdinformers.Shared, o options) (*Plugin, error) {
 	client, err := informers.Client(h)
 	if err != nil {
 		return nil, err
@@ -141,10 +135,10 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 		queue:       workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[workItem]()),
 		statusDelay: o.statusDelay,
 	}
-	if err := p.watchPodGroups(ctx, informers, h); err != nil {
+	if err := p.watchPods(ctx, h); err != nil {
 		return nil, err
 	}
-	if err := p.watchPods(ctx, h); err != nil {
+	if err := p.watchPodGroups(ctx, informers, h); err != nil {
 		return nil, err
 	}
 	p.run(ctx, int(args.ControllerWorkers))
@@ -165,3 +159,6 @@ func (p *Plugin) run(ctx context.Context, workers int) {
 
 // Name returns the plugin's name.
 func (p *Plugin) Name() string { return Name }
+
+// HasSynced reports whether the cache has seen every pod the scheduler's informer listed at start.
+func (p *Plugin) HasSynced() bool { return p.synced.HasSynced() }

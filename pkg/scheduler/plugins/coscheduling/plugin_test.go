@@ -22,22 +22,20 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/client-go/informers"
-	kubefake "k8s.io/client-go/kubernetes/fake"
-	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
-	"github.com/koord-dev/koord/pkg/client/clientset/versioned/fake"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
-	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 func TestNewFactoryRejectsBadArgs(t *testing.T) {
@@ -51,14 +49,8 @@ func TestNewFactoryRejectsBadArgs(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, ctx := ktesting.NewTestContext(t)
-			kube := kubefake.NewClientset()
-			fh, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithInformerFactory(informers.NewSharedInformerFactory(kube, 0)))
-			if err != nil {
-				t.Fatalf("create framework: %v", err)
-			}
-			koord := fake.NewSimpleClientset()
-			_, err = NewFactory(crdinformers.NewForClient(koord))(ctx, argsWith(t, tc.args), fh)
+			env := plugintest.New(t)
+			_, err := NewFactory(env.CRDs)(env.Ctx, plugintest.Args[config.CoschedulingArgs](t, tc.args), env.Handle(t))
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("NewFactory() error = %v, want one naming %s", err, tc.wantErr)
 			}
@@ -75,48 +67,48 @@ func TestPreFilter(t *testing.T) {
 		want *fwk.Status
 	}{
 		"a pod in no gang is skipped": {
-			pod:  plainPod("x"),
+			pod:  utiltesting.MakePod("x").Obj(),
 			want: fwk.NewStatus(fwk.Skip),
 		},
 		"too few members": {
-			pods: []*corev1.Pod{gangPod("a", "train", "3", g+"total-number", "4"), gangPod("b", "train", "3", g+"total-number", "4")},
-			pod:  gangPod("a", "train", "3", g+"total-number", "4"),
+			pods: []*corev1.Pod{utiltesting.MakePod("a").Gang("train", "3").Annotations(g+"total-number", "4").Obj(), utiltesting.MakePod("b").Gang("train", "3").Annotations(g+"total-number", "4").Obj()},
+			pod:  utiltesting.MakePod("a").Gang("train", "3").Annotations(g+"total-number", "4").Obj(),
 			want: fwk.NewStatus(fwk.UnschedulableAndUnresolvable, `gang "default/train" has 2 of 4 members (min 3)`),
 		},
 		"enough members": {
-			pods: []*corev1.Pod{gangPod("a", "train", "2"), gangPod("b", "train", "2")},
-			pod:  gangPod("a", "train", "2"),
+			pods: []*corev1.Pod{utiltesting.MakePod("a").Gang("train", "2").Obj(), utiltesting.MakePod("b").Gang("train", "2").Obj()},
+			pod:  utiltesting.MakePod("a").Gang("train", "2").Obj(),
 		},
 		"malformed pod annotation": {
-			pods: []*corev1.Pod{gangPod("a", "train", "1"), gangPod("b", "train", "1", g+"waiting-time", "30")},
-			pod:  gangPod("b", "train", "1", g+"waiting-time", "30"),
+			pods: []*corev1.Pod{utiltesting.MakePod("a").Gang("train", "1").Obj(), utiltesting.MakePod("b").Gang("train", "1").Annotations(g+"waiting-time", "30").Obj()},
+			pod:  utiltesting.MakePod("b").Gang("train", "1").Annotations(g+"waiting-time", "30").Obj(),
 			want: fwk.NewStatus(fwk.UnschedulableAndUnresolvable, `gang "default/train": the pod's gang annotations are invalid: annotation "gang.scheduling.koordinator.sh/waiting-time": time: missing unit in duration "30"`),
 		},
 		"no PodGroup and no minimum": {
-			pods: []*corev1.Pod{pgPod("a", "train")},
-			pod:  pgPod("a", "train"),
+			pods: []*corev1.Pod{utiltesting.MakePod("a").PodGroup("train").Obj()},
+			pod:  utiltesting.MakePod("a").PodGroup("train").Obj(),
 			want: fwk.NewStatus(fwk.UnschedulableAndUnresolvable, `gang "default/train" has no PodGroup and its pods set no gang.scheduling.koordinator.sh/min-available`),
 		},
 		"PodGroup with enough members": {
-			pods: []*corev1.Pod{pgPod("a", "train"), pgPod("b", "train")},
-			pgs:  []*v1alpha1.PodGroup{podGroup("train", 2)},
-			pod:  pgPod("a", "train"),
+			pods: []*corev1.Pod{utiltesting.MakePod("a").PodGroup("train").Obj(), utiltesting.MakePod("b").PodGroup("train").Obj()},
+			pgs:  []*v1alpha1.PodGroup{utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj()},
+			pod:  utiltesting.MakePod("a").PodGroup("train").Obj(),
 		},
 		"malformed PodGroup": {
-			pods: []*corev1.Pod{pgPod("a", "train")},
+			pods: []*corev1.Pod{utiltesting.MakePod("a").PodGroup("train").Obj()},
 			pgs: []*v1alpha1.PodGroup{func() *v1alpha1.PodGroup {
-				pg := podGroup("train", 1)
+				pg := utiltesting.MakePodGroup("train", 1).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj()
 				pg.Annotations = map[string]string{extension.AnnotationGangMode: "strict"}
 				return pg
 			}()},
-			pod:  pgPod("a", "train"),
+			pod:  utiltesting.MakePod("a").PodGroup("train").Obj(),
 			want: fwk.NewStatus(fwk.UnschedulableAndUnresolvable, `gang "default/train": PodGroup default/train: annotation "gang.scheduling.koordinator.sh/mode": unsupported value "strict"`),
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			f := newFixture(t, argsWith(t, nil), tc.pods, tc.pgs)
-			_, got := f.plugin.PreFilter(f.ctx, newCycleState(), tc.pod, nil)
+			f := newFixture(t, plugintest.Args[config.CoschedulingArgs, configv1.CoschedulingArgs](t, nil), tc.pods, tc.pgs)
+			_, got := f.plugin.PreFilter(f.Ctx, newCycleState(), tc.pod, nil)
 			if diff := cmp.Diff(tc.want.Code(), got.Code()); diff != "" {
 				t.Errorf("PreFilter() code (-want,+got):\n%s", diff)
 			}
@@ -128,8 +120,8 @@ func TestPreFilter(t *testing.T) {
 }
 
 func TestStrictGangBindsTogether(t *testing.T) {
-	a, b, c := gangPod("a", "train", "3"), gangPod("b", "train", "3"), gangPod("c", "train", "3")
-	f := newFixture(t, argsWith(t, nil), []*corev1.Pod{a, b, c}, nil)
+	a, b, c := utiltesting.MakePod("a").Gang("train", "3").Obj(), utiltesting.MakePod("b").Gang("train", "3").Obj(), utiltesting.MakePod("c").Gang("train", "3").Obj()
+	f := newFixture(t, plugintest.Args[config.CoschedulingArgs, configv1.CoschedulingArgs](t, nil), []*corev1.Pod{a, b, c}, nil)
 
 	ra := f.schedule(a, true)
 	if diff := cmp.Diff(fwk.Wait, ra.status.Code()); diff != "" {
@@ -161,8 +153,8 @@ func TestStrictGangBindsTogether(t *testing.T) {
 }
 
 func TestStrictFailureRejectsTheGang(t *testing.T) {
-	a, b, c := gangPod("a", "train", "3"), gangPod("b", "train", "3"), gangPod("c", "train", "3")
-	f := newFixture(t, argsWith(t, nil), []*corev1.Pod{a, b, c}, nil)
+	a, b, c := utiltesting.MakePod("a").Gang("train", "3").Obj(), utiltesting.MakePod("b").Gang("train", "3").Obj(), utiltesting.MakePod("c").Gang("train", "3").Obj()
+	f := newFixture(t, plugintest.Args[config.CoschedulingArgs, configv1.CoschedulingArgs](t, nil), []*corev1.Pod{a, b, c}, nil)
 
 	ra := f.schedule(a, true)
 	if !ra.status.IsWait() {
@@ -189,8 +181,8 @@ func TestStrictFailureRejectsTheGang(t *testing.T) {
 	if len(f.activator.list()) != 0 {
 		t.Errorf("pods activated before the backoff: %v", f.activator.list())
 	}
-	f.clock.Step(time.Second)
-	eventually(t, func() bool {
+	f.Clock.Step(time.Second)
+	plugintest.Eventually(t, func() bool {
 		return sets.New(f.activator.list()...).Equal(sets.New("default/a", "default/b", "default/c"))
 	})
 	if rb := f.schedule(b, true); !rb.status.IsWait() {
@@ -204,8 +196,8 @@ func TestStrictFailureRejectsTheGang(t *testing.T) {
 
 func TestNonStrictFailureKeepsWaiting(t *testing.T) {
 	mode := []string{extension.AnnotationGangMode, string(extension.GangModeNonStrict)}
-	a, b := gangPod("a", "train", "3", mode...), gangPod("b", "train", "3", mode...)
-	f := newFixture(t, argsWith(t, nil), []*corev1.Pod{a, b, gangPod("c", "train", "3", mode...)}, nil)
+	a, b := utiltesting.MakePod("a").Gang("train", "3").Annotations(mode...).Obj(), utiltesting.MakePod("b").Gang("train", "3").Annotations(mode...).Obj()
+	f := newFixture(t, plugintest.Args[config.CoschedulingArgs, configv1.CoschedulingArgs](t, nil), []*corev1.Pod{a, b, utiltesting.MakePod("c").Gang("train", "3").Annotations(mode...).Obj()}, nil)
 
 	ra := f.schedule(a, true)
 	if !ra.status.IsWait() {
@@ -223,8 +215,8 @@ func TestNonStrictFailureKeepsWaiting(t *testing.T) {
 
 func TestTimeoutReleasesAndMarksTheGang(t *testing.T) {
 	wait := []string{extension.AnnotationGangWaitTime, "10m"}
-	a, b, c := gangPod("a", "train", "3", wait...), gangPod("b", "train", "3", wait...), gangPod("c", "train", "3", wait...)
-	f := newFixture(t, argsWith(t, nil), []*corev1.Pod{a, b, c}, nil)
+	a, b, c := utiltesting.MakePod("a").Gang("train", "3").Annotations(wait...).Obj(), utiltesting.MakePod("b").Gang("train", "3").Annotations(wait...).Obj(), utiltesting.MakePod("c").Gang("train", "3").Annotations(wait...).Obj()
+	f := newFixture(t, plugintest.Args[config.CoschedulingArgs, configv1.CoschedulingArgs](t, nil), []*corev1.Pod{a, b, c}, nil)
 
 	ra, rb := f.schedule(a, true), f.schedule(b, true)
 	if !ra.status.IsWait() || !rb.status.IsWait() {
@@ -232,7 +224,7 @@ func TestTimeoutReleasesAndMarksTheGang(t *testing.T) {
 	}
 	// a's wait time passes: the framework rejects it (its timer runs on the wall clock; the plugin's clock is
 	// the fake one).
-	f.clock.Step(10 * time.Minute)
+	f.Clock.Step(10 * time.Minute)
 	f.fh.GetWaitingPod(a.UID).Reject(Name, "rejected due to timeout")
 	if s := ra.outcome(t); s.Code() != fwk.Unschedulable {
 		t.Errorf("binding of a = %v, want rejected", s)
@@ -241,8 +233,8 @@ func TestTimeoutReleasesAndMarksTheGang(t *testing.T) {
 		t.Errorf("binding of b = %v, want rejected by the timeout", s)
 	}
 	for _, name := range []string{"a", "b"} {
-		eventually(t, func() bool {
-			pod, err := f.kube.CoreV1().Pods("default").Get(f.ctx, name, metav1.GetOptions{})
+		plugintest.Eventually(t, func() bool {
+			pod, err := f.Kube.CoreV1().Pods("default").Get(f.Ctx, name, metav1.GetOptions{})
 			return err == nil && extension.IsGangTimeout(pod)
 		})
 	}
@@ -250,16 +242,16 @@ func TestTimeoutReleasesAndMarksTheGang(t *testing.T) {
 	if want := `gang "default/train" timed out after 10m0s with 2 of 3 members waiting in schedule cycle 1; the next cycle starts in 1s`; rc.status.Message() != want {
 		t.Errorf("attempt of c = %v, want %q", rc.status, want)
 	}
-	if c, _ := f.kube.CoreV1().Pods("default").Get(f.ctx, "c", metav1.GetOptions{}); extension.IsGangTimeout(c) {
+	if c, _ := f.Kube.CoreV1().Pods("default").Get(f.Ctx, "c", metav1.GetOptions{}); extension.IsGangTimeout(c) {
 		t.Errorf("c, which never waited, was marked")
 	}
 }
 
 func TestGangGroupBindsTogether(t *testing.T) {
 	g := extension.AnnotationGangGroups
-	w := gangPod("w", "workers", "1", g, `["default/ps"]`)
-	p := gangPod("p", "ps", "1", g, `["default/workers"]`)
-	f := newFixture(t, argsWith(t, nil), []*corev1.Pod{w, p}, nil)
+	w := utiltesting.MakePod("w").Gang("workers", "1").Annotations(g, `["default/ps"]`).Obj()
+	p := utiltesting.MakePod("p").Gang("ps", "1").Annotations(g, `["default/workers"]`).Obj()
+	f := newFixture(t, plugintest.Args[config.CoschedulingArgs, configv1.CoschedulingArgs](t, nil), []*corev1.Pod{w, p}, nil)
 
 	rw := f.schedule(w, true)
 	if !rw.status.IsWait() || !strings.Contains(rw.status.Message(), "gang default/ps has 0 of 1 members waiting") {
@@ -274,10 +266,10 @@ func TestGangGroupBindsTogether(t *testing.T) {
 }
 
 func TestPodGroupStatusIsWritten(t *testing.T) {
-	a, b := pgPod("a", "train"), pgPod("b", "train")
-	f := newFixture(t, argsWith(t, nil), []*corev1.Pod{a, b}, []*v1alpha1.PodGroup{podGroup("train", 2)})
-	eventually(t, func() bool {
-		pg, err := f.koord.SchedulingSigsV1alpha1().PodGroups("default").Get(f.ctx, "train", metav1.GetOptions{})
+	a, b := utiltesting.MakePod("a").PodGroup("train").Obj(), utiltesting.MakePod("b").PodGroup("train").Obj()
+	f := newFixture(t, plugintest.Args[config.CoschedulingArgs, configv1.CoschedulingArgs](t, nil), []*corev1.Pod{a, b}, []*v1alpha1.PodGroup{utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj()})
+	plugintest.Eventually(t, func() bool {
+		pg, err := f.Koord.SchedulingSigsV1alpha1().PodGroups("default").Get(f.Ctx, "train", metav1.GetOptions{})
 		return err == nil && pg.Status.Phase == v1alpha1.PodGroupPreScheduling
 	})
 	ra := f.schedule(a, true)
@@ -285,29 +277,29 @@ func TestPodGroupStatusIsWritten(t *testing.T) {
 	if s := ra.outcome(t); s != nil {
 		t.Fatalf("binding of a = %v", s)
 	}
-	eventually(t, func() bool {
-		pg, err := f.koord.SchedulingSigsV1alpha1().PodGroups("default").Get(f.ctx, "train", metav1.GetOptions{})
+	plugintest.Eventually(t, func() bool {
+		pg, err := f.Koord.SchedulingSigsV1alpha1().PodGroups("default").Get(f.Ctx, "train", metav1.GetOptions{})
 		return err == nil && pg.Status.Phase == v1alpha1.PodGroupScheduled && pg.Status.Scheduled == 2
 	})
 }
 
 func TestNewMemberActivatesTheGang(t *testing.T) {
-	a := gangPod("a", "train", "2")
-	f := newFixture(t, argsWith(t, nil), []*corev1.Pod{a}, nil)
+	a := utiltesting.MakePod("a").Gang("train", "2").Obj()
+	f := newFixture(t, plugintest.Args[config.CoschedulingArgs, configv1.CoschedulingArgs](t, nil), []*corev1.Pod{a}, nil)
 	if r := f.schedule(a, true); r.status.Code() != fwk.UnschedulableAndUnresolvable {
 		t.Fatalf("attempt of a = %v, want rejected for want of members", r.status)
 	}
-	if _, err := f.kube.CoreV1().Pods("default").Create(f.ctx, gangPod("b", "train", "2"), metav1.CreateOptions{}); err != nil {
+	if _, err := f.Kube.CoreV1().Pods("default").Create(f.Ctx, utiltesting.MakePod("b").Gang("train", "2").Obj(), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create b: %v", err)
 	}
-	eventually(t, func() bool {
+	plugintest.Eventually(t, func() bool {
 		return sets.New(f.activator.list()...).Equal(sets.New("default/a", "default/b"))
 	})
 }
 
 func TestSignPod(t *testing.T) {
 	p := &Plugin{}
-	fragments, status := p.SignPod(context.Background(), gangPod("a", "train", "2"))
+	fragments, status := p.SignPod(context.Background(), utiltesting.MakePod("a").Gang("train", "2").Obj())
 	if len(fragments) != 0 || !status.IsSuccess() {
 		t.Errorf("SignPod() = %v, %v, want no fragments and Success", fragments, status)
 	}
@@ -316,14 +308,14 @@ func TestSignPod(t *testing.T) {
 // TestRejectBeforeTheFrameworkWaits rejects a member between its Permit and the moment the framework adds
 // it to its waiting pods: the rejection is tried again until the framework has it.
 func TestRejectBeforeTheFrameworkWaits(t *testing.T) {
-	a, b := gangPod("a", "train", "3"), gangPod("b", "train", "3")
-	f := newFixture(t, argsWith(t, nil), []*corev1.Pod{a, b, gangPod("c", "train", "3")}, nil)
+	a, b := utiltesting.MakePod("a").Gang("train", "3").Obj(), utiltesting.MakePod("b").Gang("train", "3").Obj()
+	f := newFixture(t, plugintest.Args[config.CoschedulingArgs, configv1.CoschedulingArgs](t, nil), []*corev1.Pod{a, b, utiltesting.MakePod("c").Gang("train", "3").Obj()}, nil)
 
 	state := newCycleState()
-	if _, s, _ := f.fh.RunPreFilterPlugins(f.ctx, state, a); !s.IsSuccess() {
+	if _, s, _ := f.fh.RunPreFilterPlugins(f.Ctx, state, a); !s.IsSuccess() {
 		t.Fatalf("PreFilter(a) = %v", s)
 	}
-	waitTime, s := f.fh.RunPermitPlugins(f.ctx, state, a, "node-1")
+	waitTime, s := f.fh.RunPermitPlugins(f.Ctx, state, a, "node-1")
 	if !s.IsWait() {
 		t.Fatalf("Permit(a) = %v, want Wait", s)
 	}
@@ -331,8 +323,8 @@ func TestRejectBeforeTheFrameworkWaits(t *testing.T) {
 	f.schedule(b, false)
 	f.fh.AddWaitingPod(a, waitTime)
 	done := make(chan *fwk.Status, 1)
-	go func() { done <- f.fh.WaitOnPermit(f.ctx, a) }()
-	f.clock.Step(rejectRetryDelay)
+	go func() { done <- f.fh.WaitOnPermit(f.Ctx, a) }()
+	f.Clock.Step(rejectRetryDelay)
 	select {
 	case s := <-done:
 		if s.Code() != fwk.Unschedulable {

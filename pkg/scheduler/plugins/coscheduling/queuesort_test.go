@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	corev1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -27,6 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/core"
 )
 
@@ -58,45 +61,45 @@ func sortPlugin(pods ...*corev1.Pod) *Plugin {
 	for _, p := range pods {
 		c.AddOrUpdatePod(p)
 	}
-	return &Plugin{cache: c}
+	return &Plugin{cache: c, podGroups: plugins.NewFeed(c.AddOrUpdatePodGroup, c.DeletePodGroup)}
 }
 
 func TestLess(t *testing.T) {
-	early, late := now.Add(-time.Minute), now
+	early, late := utiltesting.Now.Add(-time.Minute), utiltesting.Now
 	// The gang "old" was created before the gang "new"; a member of "new" queued early still sorts after.
-	oldMember := gangPod("o1", "old", "2")
-	oldMember.CreationTimestamp.Time = now.Add(-time.Hour)
-	newMember := gangPod("n1", "new", "2")
+	oldMember := utiltesting.MakePod("o1").Gang("old", "2").Obj()
+	oldMember.CreationTimestamp.Time = utiltesting.Now.Add(-time.Hour)
+	newMember := utiltesting.MakePod("n1").Gang("new", "2").Obj()
 	tests := map[string]struct {
 		a, b     *framework.QueuedPodInfo
 		want     bool
 		wantBack bool
 	}{
 		"higher priority first": {
-			a: queued(t, withPriority(plainPod("a"), 10, ""), late), b: queued(t, withPriority(plainPod("b"), 5, ""), early),
+			a: queued(t, withPriority(utiltesting.MakePod("a").Obj(), 10, ""), late), b: queued(t, withPriority(utiltesting.MakePod("b").Obj(), 5, ""), early),
 			want: true,
 		},
 		"higher sub-priority first": {
-			a: queued(t, withPriority(plainPod("a"), 5, "9"), late), b: queued(t, withPriority(plainPod("b"), 5, "1"), early),
+			a: queued(t, withPriority(utiltesting.MakePod("a").Obj(), 5, "9"), late), b: queued(t, withPriority(utiltesting.MakePod("b").Obj(), 5, "1"), early),
 			want: true,
 		},
 		"earlier queue time first for pods in no gang": {
-			a: queued(t, plainPod("b"), early), b: queued(t, plainPod("a"), late),
+			a: queued(t, utiltesting.MakePod("b").Obj(), early), b: queued(t, utiltesting.MakePod("a").Obj(), late),
 			want: true,
 		},
 		"name breaks ties of pods in no gang": {
-			a: queued(t, plainPod("a"), late), b: queued(t, plainPod("b"), late),
+			a: queued(t, utiltesting.MakePod("a").Obj(), late), b: queued(t, utiltesting.MakePod("b").Obj(), late),
 			want: true,
 		},
 		"older gang first whatever the queue time": {
-			a: queued(t, gangPod("o2", "old", "2"), late), b: queued(t, gangPod("n2", "new", "2"), early),
+			a: queued(t, utiltesting.MakePod("o2").Gang("old", "2").Obj(), late), b: queued(t, utiltesting.MakePod("n2").Gang("new", "2").Obj(), early),
 			want: true,
 		},
 		"members of one gang are equivalent": {
-			a: queued(t, gangPod("o2", "old", "2"), late), b: queued(t, gangPod("o3", "old", "2"), early),
+			a: queued(t, utiltesting.MakePod("o2").Gang("old", "2").Obj(), late), b: queued(t, utiltesting.MakePod("o3").Gang("old", "2").Obj(), early),
 		},
 		"gang name breaks ties of gangs of the same time": {
-			a: queued(t, gangPod("x", "alpha", "2"), late), b: queued(t, gangPod("y", "beta", "2"), late),
+			a: queued(t, utiltesting.MakePod("x").Gang("alpha", "2").Obj(), late), b: queued(t, utiltesting.MakePod("y").Gang("beta", "2").Obj(), late),
 			want: true,
 		},
 	}
@@ -116,17 +119,17 @@ func TestLess(t *testing.T) {
 // TestLessIsStrictWeakOrder checks irreflexivity, asymmetry, transitivity and transitivity of
 // incomparability over a mix of gang members and other pods.
 func TestLessIsStrictWeakOrder(t *testing.T) {
-	old := gangPod("o1", "old", "2")
-	old.CreationTimestamp.Time = now.Add(-time.Hour)
-	p := sortPlugin(old, gangPod("n1", "new", "2"))
+	old := utiltesting.MakePod("o1").Gang("old", "2").Obj()
+	old.CreationTimestamp.Time = utiltesting.Now.Add(-time.Hour)
+	p := sortPlugin(old, utiltesting.MakePod("n1").Gang("new", "2").Obj())
 	var entities []fwk.QueuedEntityInfo
-	for i, at := range []time.Time{now.Add(-2 * time.Hour), now.Add(-time.Hour), now} {
+	for i, at := range []time.Time{utiltesting.Now.Add(-2 * time.Hour), utiltesting.Now.Add(-time.Hour), utiltesting.Now} {
 		for _, prio := range []int32{0, 10} {
 			entities = append(entities,
-				queued(t, withPriority(plainPod("plain"+string(rune('a'+i))), prio, ""), at),
-				queued(t, withPriority(gangPod("o"+string(rune('a'+i)), "old", "2"), prio, ""), at),
-				queued(t, withPriority(gangPod("n"+string(rune('a'+i)), "new", "2"), prio, ""), at),
-				queued(t, withPriority(gangPod("u"+string(rune('a'+i)), "unknown", "2"), prio, "3"), at),
+				queued(t, withPriority(utiltesting.MakePod("plain"+string(rune('a'+i))).Obj(), prio, ""), at),
+				queued(t, withPriority(utiltesting.MakePod("o"+string(rune('a'+i))).Gang("old", "2").Obj(), prio, ""), at),
+				queued(t, withPriority(utiltesting.MakePod("n"+string(rune('a'+i))).Gang("new", "2").Obj(), prio, ""), at),
+				queued(t, withPriority(utiltesting.MakePod("u"+string(rune('a'+i))).Gang("unknown", "2").Obj(), prio, "3"), at),
 			)
 		}
 	}

@@ -25,14 +25,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/klog/v2/ktesting"
-	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	kubeschedulerscheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
-	"github.com/koord-dev/koord/pkg/client/clientset/versioned/fake"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
-	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 // A Koordinator configuration with ElasticQuota args, in Koordinator's field names.
@@ -57,20 +53,7 @@ profiles:
 `
 
 func TestDecodeArgs(t *testing.T) {
-	obj, _, err := kubeschedulerscheme.Codecs.UniversalDecoder().Decode([]byte(koordinatorConfig), nil, nil)
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	cfg, ok := obj.(*schedconfig.KubeSchedulerConfiguration)
-	if !ok {
-		t.Fatalf("decoded %T", obj)
-	}
-	var got *config.ElasticQuotaArgs
-	for _, pc := range cfg.Profiles[0].PluginConfig {
-		if pc.Name == Name {
-			got, _ = pc.Args.(*config.ElasticQuotaArgs)
-		}
-	}
+	got := plugintest.DecodeArgs[config.ElasticQuotaArgs](t, koordinatorConfig, Name)
 	builtinMax := corev1.ResourceList{
 		corev1.ResourceCPU:    *resource.NewQuantity(math.MaxInt64/5, resource.DecimalSI),
 		corev1.ResourceMemory: *resource.NewQuantity(math.MaxInt64/5, resource.BinarySI),
@@ -88,9 +71,6 @@ func TestDecodeArgs(t *testing.T) {
 		DisableDefaultQuotaPreemption: true,
 		QuotaSnapshotUpdateInterval:   metav1.Duration{Duration: 120 * time.Second},
 	}
-	if got == nil {
-		t.Fatal("no ElasticQuotaArgs decoded")
-	}
 	got.TypeMeta = metav1.TypeMeta{}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("args (-want,+got):\n%s", diff)
@@ -98,14 +78,10 @@ func TestDecodeArgs(t *testing.T) {
 }
 
 func TestNewRejectsInvalidArgs(t *testing.T) {
-	_, ctx := ktesting.NewTestContext(t)
-	fh, err := frameworkruntime.NewFramework(ctx, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := argsWith(t, nil)
+	env := plugintest.New(t)
+	args := plugintest.Args[config.ElasticQuotaArgs, configv1.ElasticQuotaArgs](t, nil)
 	args.RevokePodInterval.Duration = 0
-	_, err = NewFactory(crdinformers.NewForClient(fake.NewSimpleClientset()))(ctx, args, fh)
+	_, err := NewFactory(env.CRDs)(env.Ctx, args, env.Handle(t))
 	want := `pluginConfig[ElasticQuota].args.revokePodInterval: Invalid value: "0s": must be greater than 0`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %s", err, want)

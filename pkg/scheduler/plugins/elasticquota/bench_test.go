@@ -20,10 +20,16 @@ import (
 	"fmt"
 	"testing"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
+	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 // BenchmarkCycle runs the plugin's part of one scheduling cycle (PreFilter, Filter on one node, Reserve,
@@ -35,11 +41,11 @@ func BenchmarkCycle(b *testing.B) {
 			var quotas []*schedv1alpha1.ElasticQuota
 			for p := range 4 {
 				parent := fmt.Sprintf("p%d", p)
-				pq := quota(parent, "", rl("cpu", "100", "memory", "100Gi"), rl("cpu", "1000", "memory", "1000Gi"))
+				pq := utiltesting.MakeElasticQuota(parent).Min(utiltesting.Resources("cpu", "100", "memory", "100Gi")).Max(utiltesting.Resources("cpu", "1000", "memory", "1000Gi")).Obj()
 				pq.Labels["quota.scheduling.koordinator.sh/is-parent"] = "true"
 				quotas = append(quotas, pq)
 				for l := range 4 {
-					quotas = append(quotas, quota(fmt.Sprintf("%s-l%d", parent, l), parent, rl("cpu", "20", "memory", "20Gi"), rl("cpu", "500", "memory", "500Gi")))
+					quotas = append(quotas, utiltesting.MakeElasticQuota(fmt.Sprintf("%s-l%d", parent, l)).Min(utiltesting.Resources("cpu", "20", "memory", "20Gi")).Max(utiltesting.Resources("cpu", "500", "memory", "500Gi")).Parent(parent).Obj())
 				}
 			}
 			var pods []*corev1.Pod
@@ -48,11 +54,11 @@ func BenchmarkCycle(b *testing.B) {
 				if i%2 == 0 {
 					nodeName = "n1"
 				}
-				pods = append(pods, pod(fmt.Sprintf("pod-%d", i), fmt.Sprintf("p%d-l%d", i%4, (i/4)%4), 0, nodeName, rl("cpu", "1", "memory", "1Gi")))
+				pods = append(pods, utiltesting.MakePod(fmt.Sprintf("pod-%d", i)).Label(extension.LabelQuotaName, fmt.Sprintf("p%d-l%d", i%4, (i/4)%4)).Priority(0).Node(nodeName).Req(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj())
 			}
-			incoming := pod("incoming", "p0-l0", 0, "", rl("cpu", "1", "memory", "1Gi"))
-			other := pod("other", "p1-l1", 0, "", rl("cpu", "1", "memory", "1Gi"))
-			f := newFixture(b, argsWith(b, nil), quotas, []*corev1.Node{node("n1", rl("cpu", "2000", "memory", "2000Gi", "pods", "2000"))}, append(pods, incoming))
+			incoming := utiltesting.MakePod("incoming").Label(extension.LabelQuotaName, "p0-l0").Priority(0).Req(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj()
+			other := utiltesting.MakePod("other").Label(extension.LabelQuotaName, "p1-l1").Priority(0).Req(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj()
+			f := newFixture(b, plugintest.Args[config.ElasticQuotaArgs, configv1.ElasticQuotaArgs](b, nil), quotas, []*corev1.Node{utiltesting.MakeNode("n1").Allocatable(utiltesting.Resources("cpu", "2000", "memory", "2000Gi", "pods", "2000")).Obj()}, append(pods, incoming))
 			b.ReportAllocs()
 			for b.Loop() {
 				if changed {
@@ -60,14 +66,14 @@ func BenchmarkCycle(b *testing.B) {
 					f.plugin.manager.DeletePod(other.UID)
 				}
 				cycle := framework.NewCycleState()
-				if _, s := f.plugin.PreFilter(f.ctx, cycle, incoming, nil); !s.IsSuccess() {
+				if _, s := f.plugin.PreFilter(f.Ctx, cycle, incoming, nil); !s.IsSuccess() {
 					b.Fatalf("PreFilter = %v", s)
 				}
-				if s := f.plugin.Filter(f.ctx, cycle, incoming, nil); !s.IsSuccess() {
+				if s := f.plugin.Filter(f.Ctx, cycle, incoming, nil); !s.IsSuccess() {
 					b.Fatalf("Filter = %v", s)
 				}
-				f.plugin.Reserve(f.ctx, cycle, incoming, "n1")
-				f.plugin.Unreserve(f.ctx, cycle, incoming, "n1")
+				f.plugin.Reserve(f.Ctx, cycle, incoming, "n1")
+				f.plugin.Unreserve(f.Ctx, cycle, incoming, "n1")
 			}
 		})
 	}

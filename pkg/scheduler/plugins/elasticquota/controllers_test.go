@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
@@ -30,13 +32,15 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 func TestReserveUnreserve(t *testing.T) {
 	quotas, nodes, pods := twoTenants()
-	incoming := pod("incoming", "team-a", 50, "", rl("cpu", "4"))
-	f := newFixture(t, argsWith(t, nil), quotas, nodes, append(pods, incoming))
+	incoming := utiltesting.MakePod("incoming").Label(extension.LabelQuotaName, "team-a").Priority(50).Req(utiltesting.Resources("cpu", "4")).Obj()
+	f := newFixture(t, plugintest.Args[config.ElasticQuotaArgs, configv1.ElasticQuotaArgs](t, nil), quotas, nodes, append(pods, incoming))
 	used := func() string {
 		for _, s := range f.plugin.manager.Statuses() {
 			if s.Name == "team-a" {
@@ -49,13 +53,13 @@ func TestReserveUnreserve(t *testing.T) {
 	if got := used(); got != "30" {
 		t.Fatalf("used before Reserve = %s, want 30", got)
 	}
-	if s := f.plugin.Reserve(f.ctx, framework.NewCycleState(), incoming, "n1"); !s.IsSuccess() {
+	if s := f.plugin.Reserve(f.Ctx, framework.NewCycleState(), incoming, "n1"); !s.IsSuccess() {
 		t.Fatal(s)
 	}
 	if got := used(); got != "34" {
 		t.Errorf("used after Reserve = %s, want 34", got)
 	}
-	f.plugin.Unreserve(f.ctx, framework.NewCycleState(), incoming, "n1")
+	f.plugin.Unreserve(f.Ctx, framework.NewCycleState(), incoming, "n1")
 	if got := used(); got != "30" {
 		t.Errorf("used after Unreserve = %s, want 30", got)
 	}
@@ -63,13 +67,13 @@ func TestReserveUnreserve(t *testing.T) {
 
 func TestWriteStatuses(t *testing.T) {
 	quotas, nodes, pods := twoTenants()
-	f := newFixture(t, argsWith(t, nil), quotas, nodes, pods)
-	f.plugin.writeStatuses(f.ctx)
-	eventually(t, func() bool {
-		eq, err := f.plugin.quotas.ElasticQuotas("quotas").Get("team-a")
+	f := newFixture(t, plugintest.Args[config.ElasticQuotaArgs, configv1.ElasticQuotaArgs](t, nil), quotas, nodes, pods)
+	f.plugin.writeStatuses(f.Ctx)
+	plugintest.Eventually(t, func() bool {
+		eq, err := f.plugin.quotaLister.ElasticQuotas("quotas").Get("team-a")
 		return err == nil && eq.Annotations[extension.AnnotationRuntime] != ""
 	})
-	eq, err := f.koord.SchedulingSigsV1alpha1().ElasticQuotas("quotas").Get(f.ctx, "team-a", metav1.GetOptions{})
+	eq, err := f.Koord.SchedulingSigsV1alpha1().ElasticQuotas("quotas").Get(f.Ctx, "team-a", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,17 +88,17 @@ func TestWriteStatuses(t *testing.T) {
 	}
 	// Once the informer has caught up with what was written, writing patches nothing: no hot loop.
 	patches := func() []string {
-		f.koord.ClearActions()
-		f.plugin.writeStatuses(f.ctx)
+		f.Koord.ClearActions()
+		f.plugin.writeStatuses(f.Ctx)
 		var out []string
-		for _, a := range f.koord.Actions() {
+		for _, a := range f.Koord.Actions() {
 			if a.GetVerb() == "patch" {
 				out = append(out, a.(clienttesting.PatchAction).GetName())
 			}
 		}
 		return out
 	}
-	eventually(t, func() bool { return len(patches()) == 0 })
+	plugintest.Eventually(t, func() bool { return len(patches()) == 0 })
 	// A pod going away changes team-a's numbers: exactly team-a is patched (annotations, then status).
 	f.plugin.manager.DeletePod("a-low")
 	if diff := cmp.Diff([]string{"team-a", "team-a"}, patches()); diff != "" {
@@ -105,33 +109,33 @@ func TestWriteStatuses(t *testing.T) {
 func TestRevoke(t *testing.T) {
 	quotas, nodes, pods := twoTenants()
 	// b asks for 15 more (request 20): a's runtime drops to 10 + 10 = 20 (see TestPreFilter), a uses 30.
-	pods = append(pods, pod("b2", "team-b", 10, "", rl("cpu", "15")))
-	f := newFixture(t, argsWith(t, func(a *configv1.ElasticQuotaArgs) { a.MonitorAllQuotas = new(bool); *a.MonitorAllQuotas = true }), quotas, nodes, pods)
+	pods = append(pods, utiltesting.MakePod("b2").Label(extension.LabelQuotaName, "team-b").Priority(10).Req(utiltesting.Resources("cpu", "15")).Obj())
+	f := newFixture(t, plugintest.Args[config.ElasticQuotaArgs](t, func(a *configv1.ElasticQuotaArgs) { a.MonitorAllQuotas = new(bool); *a.MonitorAllQuotas = true }), quotas, nodes, pods)
 	r := &revoker{p: f.plugin, overSince: map[string]time.Time{}}
 	evictions := func() []string {
 		var out []string
-		for _, a := range f.kube.Actions() {
+		for _, a := range f.Kube.Actions() {
 			if a.GetVerb() == "create" && a.GetSubresource() == "eviction" {
 				out = append(out, a.(clienttesting.CreateAction).GetObject().(*policyv1.Eviction).Name)
 			}
 		}
 		return out
 	}
-	r.revoke(f.ctx)
-	f.clock.Step(119 * time.Second)
-	r.revoke(f.ctx)
+	r.revoke(f.Ctx)
+	f.Clock.Step(119 * time.Second)
+	r.revoke(f.Ctx)
 	if got := evictions(); len(got) != 0 {
 		t.Fatalf("evictions before delayEvictTime = %v", got)
 	}
-	f.clock.Step(time.Second)
-	r.revoke(f.ctx)
+	f.Clock.Step(time.Second)
+	r.revoke(f.Ctx)
 	// a-low (20, priority 10) goes first and is enough: 10 <= 20.
 	if diff := cmp.Diff([]string{"a-low"}, evictions()); diff != "" {
 		t.Errorf("evictions (-want,+got):\n%s", diff)
 	}
 	want := `Warning QuotaOverUsedRevoked Evicted: quota "team-a" used more than its runtime quota for 2m0s: cpu used 30 > 20`
 	select {
-	case got := <-f.events.Events:
+	case got := <-f.Events.Events:
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("event (-want,+got):\n%s", diff)
 		}
@@ -139,9 +143,9 @@ func TestRevoke(t *testing.T) {
 		t.Error("no event recorded")
 	}
 	// The evicted pod is still there until it terminates; the quota is not checked again before delayEvictTime.
-	f.kube.ClearActions()
-	f.clock.Step(time.Second)
-	r.revoke(f.ctx)
+	f.Kube.ClearActions()
+	f.Clock.Step(time.Second)
+	r.revoke(f.Ctx)
 	if got := evictions(); len(got) != 0 {
 		t.Errorf("evictions right after the last = %v, want none", got)
 	}
@@ -149,9 +153,9 @@ func TestRevoke(t *testing.T) {
 
 func TestEnsureBuiltinQuotas(t *testing.T) {
 	quotas, nodes, pods := twoTenants()
-	f := newFixture(t, argsWith(t, nil), quotas, nodes, pods)
-	f.plugin.ensureBuiltinQuotas(f.ctx)
-	list, err := f.koord.SchedulingSigsV1alpha1().ElasticQuotas("koordinator-system").List(f.ctx, metav1.ListOptions{})
+	f := newFixture(t, plugintest.Args[config.ElasticQuotaArgs, configv1.ElasticQuotaArgs](t, nil), quotas, nodes, pods)
+	f.plugin.ensureBuiltinQuotas(f.Ctx)
+	list, err := f.Koord.SchedulingSigsV1alpha1().ElasticQuotas("koordinator-system").List(f.Ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,13 +168,13 @@ func TestEnsureBuiltinQuotas(t *testing.T) {
 		t.Errorf("built-in quotas (-want,+got):\n%s", diff)
 	}
 	// Once the informer has them, nothing is created again.
-	eventually(t, func() bool {
-		l, err := f.plugin.quotas.ElasticQuotas("koordinator-system").List(labels.Everything())
+	plugintest.Eventually(t, func() bool {
+		l, err := f.plugin.quotaLister.ElasticQuotas("koordinator-system").List(labels.Everything())
 		return err == nil && len(l) == 3
 	})
-	f.koord.ClearActions()
-	f.plugin.ensureBuiltinQuotas(f.ctx)
-	if got := f.koord.Actions(); len(got) != 0 {
+	f.Koord.ClearActions()
+	f.plugin.ensureBuiltinQuotas(f.Ctx)
+	if got := f.Koord.Actions(); len(got) != 0 {
 		t.Errorf("actions on the second call = %v, want none", got)
 	}
 }
@@ -179,16 +183,16 @@ func TestEnsureBuiltinQuotas(t *testing.T) {
 // is reported once, as a Warning event naming the annotation.
 func TestInvalidQuota(t *testing.T) {
 	quotas, nodes, pods := twoTenants()
-	f := newFixture(t, argsWith(t, nil), quotas, nodes, pods)
+	f := newFixture(t, plugintest.Args[config.ElasticQuotaArgs, configv1.ElasticQuotaArgs](t, nil), quotas, nodes, pods)
 	bad := quotas[0].DeepCopy()
-	bad.Spec.Max = rl("cpu", "5")
+	bad.Spec.Max = utiltesting.Resources("cpu", "5")
 	bad.Annotations[extension.AnnotationSharedWeight] = "{cpu"
-	if _, err := f.koord.SchedulingSigsV1alpha1().ElasticQuotas("quotas").Update(f.ctx, bad, metav1.UpdateOptions{}); err != nil {
+	if _, err := f.Koord.SchedulingSigsV1alpha1().ElasticQuotas("quotas").Update(f.Ctx, bad, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	want := `Warning InvalidElasticQuota Ignored, the last good configuration stays: quota "team-a": annotation "quota.scheduling.koordinator.sh/shared-weight": invalid character 'c' looking for beginning of object key string`
 	select {
-	case got := <-f.events.Events:
+	case got := <-f.Events.Events:
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("event (-want,+got):\n%s", diff)
 		}
@@ -197,19 +201,19 @@ func TestInvalidQuota(t *testing.T) {
 	}
 	// Max stays 40: the incoming pod (not yet seen by the pod informer, counted by PreFilter) borrows a 31st
 	// cpu, where the rejected max would cap team-a at 5.
-	if _, s := f.plugin.PreFilter(f.ctx, framework.NewCycleState(), pod("incoming", "team-a", 50, "", rl("cpu", "1")), nil); !s.IsSuccess() {
+	if _, s := f.plugin.PreFilter(f.Ctx, framework.NewCycleState(), utiltesting.MakePod("incoming").Label(extension.LabelQuotaName, "team-a").Priority(50).Req(utiltesting.Resources("cpu", "1")).Obj(), nil); !s.IsSuccess() {
 		t.Errorf("PreFilter = %v, want Success under the last good max", s)
 	}
 	bad.Labels["touched"] = "again"
-	if _, err := f.koord.SchedulingSigsV1alpha1().ElasticQuotas("quotas").Update(f.ctx, bad, metav1.UpdateOptions{}); err != nil {
+	if _, err := f.Koord.SchedulingSigsV1alpha1().ElasticQuotas("quotas").Update(f.Ctx, bad, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func() bool {
-		eq, err := f.plugin.quotas.ElasticQuotas("quotas").Get("team-a")
+	plugintest.Eventually(t, func() bool {
+		eq, err := f.plugin.quotaLister.ElasticQuotas("quotas").Get("team-a")
 		return err == nil && eq.Labels["touched"] == "again"
 	})
 	select {
-	case got := <-f.events.Events:
+	case got := <-f.Events.Events:
 		t.Errorf("second event for the same error: %s", got)
 	default:
 	}

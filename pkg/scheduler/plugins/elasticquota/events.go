@@ -26,14 +26,9 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
-	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/core"
 )
-
-// ElasticQuotaEvent is the event resource of ElasticQuotas, "<plural>.<version>.<group>" as kube-scheduler
-// expects for custom resources; kube-scheduler watches them with a dynamic informer of its own.
-var ElasticQuotaEvent = fwk.EventResource(fmt.Sprintf("elasticquotas.%s.%s", schedv1alpha1.SchemeGroupVersion.Version, schedv1alpha1.SchemeGroupVersion.Group))
 
 // configAnnotations are the quota annotations that change runtime quotas or pods' quotas; the others are
 // written by the plugin itself.
@@ -45,7 +40,7 @@ var configAnnotations = []string{extension.AnnotationSharedWeight, extension.Ann
 // every such event requeues the pods.
 func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	events := []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: ElasticQuotaEvent, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: isSchedulableAfterQuotaChange},
+		{Event: fwk.ClusterEvent{Resource: plugins.ElasticQuotaEvents, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: p.isSchedulableAfterQuotaChange},
 		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Delete}, QueueingHintFn: isSchedulableAfterPodDelete},
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable}, QueueingHintFn: isSchedulableAfterNodeChange},
 	}
@@ -58,16 +53,20 @@ func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, 
 }
 
 // isSchedulableAfterQuotaChange queues the pod when a quota appears or goes, or its spec, labels or
-// configuration annotations change; not when only its status or the plugin's own annotations do.
-func isSchedulableAfterQuotaChange(logger klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+// configuration annotations change; not when only its status or the plugin's own annotations do. The event
+// goes to the manager first (plugins.Feed), so that the retry it causes sees it.
+func (p *Plugin) isSchedulableAfterQuotaChange(logger klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	if err := p.quotas.Event(oldObj, newObj); err != nil {
+		return fwk.Queue, err
+	}
 	if oldObj == nil || newObj == nil {
 		return fwk.Queue, nil
 	}
-	oldQuota, err := crdinformers.As[schedv1alpha1.ElasticQuota](oldObj)
+	oldQuota, err := p.quotas.Object(oldObj)
 	if err != nil {
 		return fwk.Queue, err
 	}
-	newQuota, err := crdinformers.As[schedv1alpha1.ElasticQuota](newObj)
+	newQuota, err := p.quotas.Object(newObj)
 	if err != nil {
 		return fwk.Queue, err
 	}
@@ -85,7 +84,7 @@ func isSchedulableAfterQuotaChange(logger klog.Logger, pod *corev1.Pod, oldObj, 
 
 // isSchedulableAfterPodDelete queues the pod when the deleted pod requested anything.
 func isSchedulableAfterPodDelete(logger klog.Logger, pod *corev1.Pod, oldObj, _ any) (fwk.QueueingHint, error) {
-	deleted := podOf(oldObj)
+	deleted := plugins.PodOf(oldObj)
 	if deleted == nil {
 		return fwk.Queue, fmt.Errorf("want a deleted pod, got %T", oldObj)
 	}
@@ -98,16 +97,12 @@ func isSchedulableAfterPodDelete(logger klog.Logger, pod *corev1.Pod, oldObj, _ 
 
 // isSchedulableAfterNodeChange queues the pod for a new node or a changed allocatable.
 func isSchedulableAfterNodeChange(_ klog.Logger, _ *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
-	newNode, ok := newObj.(*corev1.Node)
-	if !ok {
-		return fwk.Queue, fmt.Errorf("want a node, got %T", newObj)
+	oldNode, newNode, err := plugins.NodesOf(oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
 	}
-	if oldObj == nil {
+	if oldNode == nil {
 		return fwk.Queue, nil
-	}
-	oldNode, ok := oldObj.(*corev1.Node)
-	if !ok {
-		return fwk.Queue, fmt.Errorf("want a node, got %T", oldObj)
 	}
 	if equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable) {
 		return fwk.QueueSkip, nil

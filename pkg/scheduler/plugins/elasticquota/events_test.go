@@ -19,6 +19,8 @@ package elasticquota
 import (
 	"testing"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,10 +30,13 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 func TestIsSchedulableAfterQuotaChange(t *testing.T) {
-	base := quota("team-a", "", rl("cpu", "10"), rl("cpu", "40"))
+	base := utiltesting.MakeElasticQuota("team-a").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "40")).Obj()
 	edited := func(edit func(*schedv1alpha1.ElasticQuota)) *schedv1alpha1.ElasticQuota {
 		q := base.DeepCopy()
 		edit(q)
@@ -50,27 +55,27 @@ func TestIsSchedulableAfterQuotaChange(t *testing.T) {
 	}{
 		"added":          {newObj: base, want: fwk.Queue},
 		"deleted":        {oldObj: base, want: fwk.Queue},
-		"max raised":     {oldObj: base, newObj: edited(func(q *schedv1alpha1.ElasticQuota) { q.Spec.Max = rl("cpu", "50") }), want: fwk.Queue},
+		"max raised":     {oldObj: base, newObj: edited(func(q *schedv1alpha1.ElasticQuota) { q.Spec.Max = utiltesting.Resources("cpu", "50") }), want: fwk.Queue},
 		"parent moved":   {oldObj: base, newObj: edited(func(q *schedv1alpha1.ElasticQuota) { q.Labels[extension.LabelQuotaParent] = "p" }), want: fwk.Queue},
 		"weight changed": {oldObj: base, newObj: edited(func(q *schedv1alpha1.ElasticQuota) { q.Annotations[extension.AnnotationSharedWeight] = `{"cpu":"1"}` }), want: fwk.Queue},
 		"status written": {
 			oldObj: base,
 			newObj: edited(func(q *schedv1alpha1.ElasticQuota) {
-				q.Status.Used = rl("cpu", "3")
+				q.Status.Used = utiltesting.Resources("cpu", "3")
 				q.Annotations[extension.AnnotationRuntime] = `{"cpu":"10"}`
 			}),
 			want: fwk.QueueSkip,
 		},
 		"unstructured from kube-scheduler's informer": {
 			oldObj: unstructuredOf(base),
-			newObj: unstructuredOf(edited(func(q *schedv1alpha1.ElasticQuota) { q.Spec.Min = rl("cpu", "20") })),
+			newObj: unstructuredOf(edited(func(q *schedv1alpha1.ElasticQuota) { q.Spec.Min = utiltesting.Resources("cpu", "20") })),
 			want:   fwk.Queue,
 		},
 	}
-	logger, _ := ktesting.NewTestContext(t)
+	f := newFixture(t, plugintest.Args[config.ElasticQuotaArgs, configv1.ElasticQuotaArgs](t, nil), nil, nil, nil)
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, err := isSchedulableAfterQuotaChange(logger, pod("p", "team-a", 0, "", nil), tc.oldObj, tc.newObj)
+			got, err := f.plugin.isSchedulableAfterQuotaChange(f.Logger, utiltesting.MakePod("p").Label(extension.LabelQuotaName, "team-a").Priority(0).Obj(), tc.oldObj, tc.newObj)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,12 +92,12 @@ func TestIsSchedulableAfterPodDelete(t *testing.T) {
 		deleted *corev1.Pod
 		want    fwk.QueueingHint
 	}{
-		"pod with requests":    {deleted: pod("d", "team-a", 0, "n1", rl("cpu", "1")), want: fwk.Queue},
-		"pod without requests": {deleted: pod("d", "team-a", 0, "n1", nil), want: fwk.QueueSkip},
+		"pod with requests":    {deleted: utiltesting.MakePod("d").Label(extension.LabelQuotaName, "team-a").Priority(0).Node("n1").Req(utiltesting.Resources("cpu", "1")).Obj(), want: fwk.Queue},
+		"pod without requests": {deleted: utiltesting.MakePod("d").Label(extension.LabelQuotaName, "team-a").Priority(0).Node("n1").Obj(), want: fwk.QueueSkip},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, err := isSchedulableAfterPodDelete(logger, pod("p", "team-a", 0, "", nil), tc.deleted, nil)
+			got, err := isSchedulableAfterPodDelete(logger, utiltesting.MakePod("p").Label(extension.LabelQuotaName, "team-a").Priority(0).Obj(), tc.deleted, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +113,7 @@ func TestEventsToRegister(t *testing.T) {
 		hints bool
 	}{"with hints": {hints: true}, "without hints": {}} {
 		t.Run(name, func(t *testing.T) {
-			args := argsWith(t, nil)
+			args := plugintest.Args[config.ElasticQuotaArgs, configv1.ElasticQuotaArgs](t, nil)
 			args.EnableQueueHint = tc.hints
 			p := &Plugin{args: args}
 			events, err := p.EventsToRegister(t.Context())

@@ -22,19 +22,10 @@ package elasticquota
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apimachinery/pkg/util/wait"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	toolscache "k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
@@ -51,6 +42,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/core"
 )
 
@@ -77,9 +69,11 @@ type Plugin struct {
 	clock   clock.WithTicker
 	manager *core.Manager
 
-	// client writes quota status; quotas lists the ElasticQuota objects.
-	client versioned.Interface
-	quotas schedlisters.ElasticQuotaLister
+	// client writes quota status; quotaLister lists the ElasticQuota objects; quotas feeds them to the
+	// manager.
+	client      versioned.Interface
+	quotaLister schedlisters.ElasticQuotaLister
+	quotas      *plugins.Feed[schedv1alpha1.ElasticQuota]
 
 	// preemption is kube-scheduler's default preemption restricted to victims of the preemptor's quota.
 	preemption *defaultpreemption.DefaultPreemption
@@ -89,8 +83,8 @@ type Plugin struct {
 	invalidMu sync.Mutex
 	invalid   map[string]string
 
-	// podsSynced and nodesSynced report whether the manager has seen every pod and node listed at start.
-	podsSynced, nodesSynced func() bool
+	// synced are the plugin's handlers of the scheduler's informers.
+	synced plugins.Synced
 }
 
 // Option configures the plugin factory.
@@ -121,22 +115,12 @@ func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-		return newPlugin(ctx, obj, h, informers, o)
-	}
+	return plugins.Factory(Name, validation.ValidateElasticQuotaArgs, func(ctx context.Context, args *config.ElasticQuotaArgs, h fwk.Handle) (*Plugin, error) {
+		return newPlugin(ctx, args, h, informers, o)
+	})
 }
 
-func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers *crdinformers.Shared, o options) (*Plugin, error) {
-	args, ok := obj.(*config.ElasticQuotaArgs)
-	if !ok {
-		return nil, fmt.Errorf("want args of type ElasticQuotaArgs, got %T", obj)
-	}
-	if errs := validation.ValidateElasticQuotaArgs(field.NewPath("pluginConfig").Key(Name).Child("args"), args); len(errs) > 0 {
-		return nil, errs.ToAggregate()
-	}
-	if h.SharedInformerFactory() == nil {
-		return nil, errors.New("the framework handle has no informer factory")
-	}
+func newPlugin(ctx context.Context, args *config.ElasticQuotaArgs, h fwk.Handle, informers *crdinformers.Shared, o options) (*Plugin, error) {
 	p := &Plugin{
 		args:   args,
 		handle: h,
@@ -161,10 +145,10 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 	if err := p.setUpPreemption(ctx, h, fts); err != nil {
 		return nil, err
 	}
-	if err := p.watchQuotas(ctx, h, informers); err != nil {
+	if err := p.watchPodsAndNodes(h); err != nil {
 		return nil, err
 	}
-	if err := p.watchPodsAndNodes(h); err != nil {
+	if err := p.watchQuotas(ctx, h, informers); err != nil {
 		return nil, err
 	}
 	go p.runStatusWriter(ctx)
@@ -172,124 +156,6 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 		go p.runRevoker(ctx)
 	}
 	return p, nil
-}
-
-// watchQuotas feeds ElasticQuota events to the manager and waits until it has seen every quota.
-func (p *Plugin) watchQuotas(ctx context.Context, h fwk.Handle, informers *crdinformers.Shared) error {
-	factory, err := informers.Factory(h)
-	if err != nil {
-		return err
-	}
-	logger := klog.FromContext(ctx)
-	informer := factory.SchedulingSigs().V1alpha1().ElasticQuotas()
-	p.quotas = informer.Lister()
-	update := func(obj any) {
-		eq, ok := obj.(*schedv1alpha1.ElasticQuota)
-		if !ok {
-			return
-		}
-		p.quotaParsed(logger, eq, p.manager.UpdateQuota(eq))
-	}
-	reg, err := informer.Informer().AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    update,
-		UpdateFunc: func(_, obj any) { update(obj) },
-		DeleteFunc: func(obj any) {
-			if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-				obj = tombstone.Obj
-			}
-			if eq, ok := obj.(*schedv1alpha1.ElasticQuota); ok {
-				p.manager.DeleteQuota(eq.Name)
-				p.quotaParsed(logger, eq, nil)
-			}
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("watch ElasticQuotas: %w", err)
-	}
-	if err := informers.Start(ctx); err != nil {
-		return err
-	}
-	if err := wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(context.Context) (bool, error) { return reg.HasSynced(), nil }); err != nil {
-		return fmt.Errorf("wait for ElasticQuotas: %w", err)
-	}
-	return nil
-}
-
-// quotaParsed reports an ElasticQuota the manager rejected, in the log and as a Warning event on the object,
-// once per distinct error: the plugin's own status patches bring the same object back every second.
-func (p *Plugin) quotaParsed(logger klog.Logger, eq *schedv1alpha1.ElasticQuota, err error) {
-	p.invalidMu.Lock()
-	defer p.invalidMu.Unlock()
-	if err == nil {
-		delete(p.invalid, eq.Name)
-		return
-	}
-	if p.invalid[eq.Name] == err.Error() {
-		return
-	}
-	p.invalid[eq.Name] = err.Error()
-	utilruntime.HandleErrorWithLogger(logger, err, "Ignored an invalid ElasticQuota, its last good configuration stays", "elasticQuota", klog.KObj(eq))
-	if rec := p.handle.EventRecorder(); rec != nil {
-		rec.Eventf(eq, nil, corev1.EventTypeWarning, ReasonInvalidElasticQuota, "Parse", "Ignored, the last good configuration stays: %v", err)
-	}
-}
-
-// watchPodsAndNodes feeds pods (pending and assigned) and nodes to the manager. The scheduler starts its
-// informers after building plugins.
-func (p *Plugin) watchPodsAndNodes(h fwk.Handle) error {
-	podReg, err := h.SharedInformerFactory().Core().V1().Pods().Informer().AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { p.podChanged(obj) },
-		UpdateFunc: func(_, obj any) { p.podChanged(obj) },
-		DeleteFunc: func(obj any) {
-			if pod := podOf(obj); pod != nil {
-				p.manager.DeletePod(pod.UID)
-			}
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("watch pods: %w", err)
-	}
-	nodeReg, err := h.SharedInformerFactory().Core().V1().Nodes().Informer().AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { p.nodeChanged(obj) },
-		UpdateFunc: func(_, obj any) { p.nodeChanged(obj) },
-		DeleteFunc: func(obj any) {
-			if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-				obj = tombstone.Obj
-			}
-			if node, ok := obj.(*corev1.Node); ok {
-				p.manager.DeleteNode(node.Name)
-			}
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("watch nodes: %w", err)
-	}
-	p.podsSynced, p.nodesSynced = podReg.HasSynced, nodeReg.HasSynced
-	return nil
-}
-
-func (p *Plugin) podChanged(obj any) {
-	if pod, ok := obj.(*corev1.Pod); ok {
-		p.manager.UpdatePod(pod)
-	}
-}
-
-func (p *Plugin) nodeChanged(obj any) {
-	if node, ok := obj.(*corev1.Node); ok {
-		p.manager.SetNode(node.Name, node.Status.Allocatable)
-	}
-}
-
-// podOf returns the pod of an event, tombstones of deleted pods included, or nil.
-func podOf(obj any) *corev1.Pod {
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		return o
-	case toolscache.DeletedFinalStateUnknown:
-		pod, _ := o.Obj.(*corev1.Pod)
-		return pod
-	}
-	return nil
 }
 
 // setUpPreemption builds kube-scheduler's default preemption, with its candidate settings, restricted to
@@ -307,3 +173,6 @@ func (p *Plugin) setUpPreemption(ctx context.Context, h fwk.Handle, fts plfeatur
 
 // Name returns the plugin's name.
 func (p *Plugin) Name() string { return Name }
+
+// HasSynced reports whether the manager has seen every pod and node the scheduler's informers listed at start.
+func (p *Plugin) HasSynced() bool { return p.synced.HasSynced() }

@@ -17,20 +17,15 @@ limitations under the License.
 package elasticquota
 
 import (
-	"context"
 	"testing"
+
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/events"
-	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
-	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
-	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
 	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
@@ -39,11 +34,12 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
-	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
-	"github.com/koord-dev/koord/pkg/client/clientset/versioned/fake"
-	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 // TestPostFilter runs kube-scheduler's framework with NodeResourcesFit and the plugin on a full 40-cpu node
@@ -56,7 +52,7 @@ func TestPostFilter(t *testing.T) {
 	tests := map[string]struct {
 		incoming      *corev1.Pod
 		b1Priority    int32
-		wantPreFilter status
+		wantPreFilter plugintest.Status
 		wantCode      fwk.Code
 		wantNode      string
 		wantDeleted   []string
@@ -64,24 +60,24 @@ func TestPostFilter(t *testing.T) {
 		// Only a-low (team-a, priority 10) may go: b1 has a lower priority but belongs to team-b, a-high has a
 		// higher one. Without a-low, team-a uses 10 + 8 <= 25 and the node has 25 free.
 		"preempts a lower-priority pod of the same quota": {
-			incoming:      pod("incoming", "team-a", 50, "", rl("cpu", "8")),
+			incoming:      utiltesting.MakePod("incoming").Label(extension.LabelQuotaName, "team-a").Priority(50).Req(utiltesting.Resources("cpu", "8")).Obj(),
 			b1Priority:    10,
-			wantPreFilter: status{Code: fwk.Unschedulable, Reasons: []string{`quota "team-a" cpu: used 30 + request 8 > runtime 25`}},
+			wantPreFilter: plugintest.Status{Code: fwk.Unschedulable, Reasons: []string{`quota "team-a" cpu: used 30 + request 8 > runtime 25`}},
 			wantCode:      fwk.Success,
 			wantNode:      "n1",
 			wantDeleted:   []string{"a-low"},
 		},
 		// The team-b pod needs 3 more cpu on the node. a-low (team-a) would free them, but is another quota's.
 		"never preempts another quota's pods": {
-			incoming:      pod("incoming", "team-b", 50, "", rl("cpu", "8")),
+			incoming:      utiltesting.MakePod("incoming").Label(extension.LabelQuotaName, "team-b").Priority(50).Req(utiltesting.Resources("cpu", "8")).Obj(),
 			b1Priority:    60,
-			wantPreFilter: status{Code: fwk.Success},
+			wantPreFilter: plugintest.Status{Code: fwk.Success},
 			wantCode:      fwk.Unschedulable,
 		},
 		"preempts the team-b pod instead": {
-			incoming:      pod("incoming", "team-b", 50, "", rl("cpu", "8")),
+			incoming:      utiltesting.MakePod("incoming").Label(extension.LabelQuotaName, "team-b").Priority(50).Req(utiltesting.Resources("cpu", "8")).Obj(),
 			b1Priority:    10,
-			wantPreFilter: status{Code: fwk.Success},
+			wantPreFilter: plugintest.Status{Code: fwk.Success},
 			wantCode:      fwk.Success,
 			wantNode:      "n1",
 			wantDeleted:   []string{"b1"},
@@ -91,13 +87,13 @@ func TestPostFilter(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			quotas, nodes, pods := twoTenants()
 			pods[2].Spec.Priority = &tc.b1Priority
-			pods = append(pods, pod("b2", "team-b", 10, "", rl("cpu", "10")), tc.incoming)
+			pods = append(pods, utiltesting.MakePod("b2").Label(extension.LabelQuotaName, "team-b").Priority(10).Req(utiltesting.Resources("cpu", "10")).Obj(), tc.incoming)
 			f, plugin, kube := newPreemptionFramework(t, quotas, nodes, pods)
 			ctx := t.Context()
 
 			state := framework.NewCycleState()
 			_, s, _ := f.RunPreFilterPlugins(ctx, state, tc.incoming)
-			if diff := cmp.Diff(tc.wantPreFilter, summarize(s)); diff != "" {
+			if diff := cmp.Diff(tc.wantPreFilter, plugintest.Summarize(s)); diff != "" {
 				t.Fatalf("PreFilter (-want,+got):\n%s", diff)
 			}
 			m := framework.NewDefaultNodeToStatus()
@@ -147,61 +143,21 @@ func nodeInfoOf(t *testing.T, f framework.Framework, name string) fwk.NodeInfo {
 // clientset.
 func newPreemptionFramework(t *testing.T, quotas []*schedv1alpha1.ElasticQuota, nodes []*corev1.Node, pods []*corev1.Pod) (framework.Framework, *Plugin, *kubefake.Clientset) {
 	t.Helper()
-	logger, ctx := ktesting.NewTestContext(t)
-	ctx, cancel := context.WithCancel(ctx)
-	t.Cleanup(cancel)
-	var objs []runtime.Object
-	for _, n := range nodes {
-		objs = append(objs, n)
-	}
-	for _, p := range pods {
-		objs = append(objs, p)
-	}
-	kube := kubefake.NewClientset(objs...)
-	informerFactory := informers.NewSharedInformerFactory(kube, 0)
-	var koordObjs []runtime.Object
-	for _, q := range quotas {
-		koordObjs = append(koordObjs, q)
-	}
-	koord := fake.NewSimpleClientset(koordObjs...)
-	var plugin *Plugin
-	factory := NewFactory(crdinformers.NewForClient(koord), WithClock(testingclock.NewFakeClock(now)), WithFeatures(plfeature.Features{}))
-	args := argsWith(t, nil)
-	registered := []tf.RegisterPluginFunc{
-		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
-		tf.RegisterPluginAsExtensions(noderesources.Name, frameworkruntime.FactoryAdapter(plfeature.Features{}, noderesources.NewFit), "Filter", "PreFilter"),
-		tf.RegisterPluginAsExtensions(Name, func(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-			pl, err := factory(ctx, args, h)
-			if err == nil {
-				plugin = pl.(*Plugin)
-			}
-			return pl, err
-		}, "PreFilter", "Filter"),
-		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
-	}
 	var assigned []*corev1.Pod
 	for _, p := range pods {
 		if p.Spec.NodeName != "" {
 			assigned = append(assigned, p)
 		}
 	}
-	snapshot := internalcache.NewSnapshot(assigned, nodes)
-	f, err := tf.NewFramework(ctx, registered, "",
-		frameworkruntime.WithClientSet(kube),
-		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
-		frameworkruntime.WithInformerFactory(informerFactory),
-		frameworkruntime.WithPodNominator(internalqueue.NewSchedulingQueue(nil, informerFactory)),
-		frameworkruntime.WithSnapshotSharedLister(snapshot),
-		frameworkruntime.WithMutableSnapshotLister(snapshot),
-		frameworkruntime.WithLogger(logger),
-		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
-		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
+	env := plugintest.New(t, plugintest.WithObjects(objects(quotas, nodes, pods)...), plugintest.WithSnapshot(assigned, nodes), plugintest.WithSchedulingQueue())
+	var plugin *Plugin
+	factory := NewFactory(env.CRDs, WithClock(env.Clock), WithFeatures(plfeature.Features{}))
+	args := plugintest.Args[config.ElasticQuotaArgs, configv1.ElasticQuotaArgs](t, nil)
+	f := env.Framework(t, "",
+		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
+		tf.RegisterPluginAsExtensions(noderesources.Name, frameworkruntime.FactoryAdapter(plfeature.Features{}, noderesources.NewFit), "Filter", "PreFilter"),
+		tf.RegisterPluginAsExtensions(Name, plugintest.Capture(env, factory, args, &plugin), "PreFilter", "Filter"),
+		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	informerFactory.Start(ctx.Done())
-	informerFactory.WaitForCacheSync(ctx.Done())
-	eventually(t, func() bool { return plugin.podsSynced() && plugin.nodesSynced() })
-	return f, plugin, kube
+	return f, plugin, env.Kube
 }

@@ -81,7 +81,7 @@ func (p *Plugin) ensureBuiltinQuotas(ctx context.Context) {
 			Spec:       schedv1alpha1.ElasticQuotaSpec{Max: p.args.DefaultQuotaGroupMax.DeepCopy()},
 		},
 	} {
-		if _, err := p.quotas.ElasticQuotas(ns).Get(eq.Name); err == nil {
+		if _, err := p.quotaLister.ElasticQuotas(ns).Get(eq.Name); err == nil {
 			continue
 		}
 		_, err := p.client.SchedulingSigsV1alpha1().ElasticQuotas(ns).Create(ctx, eq, metav1.CreateOptions{})
@@ -101,7 +101,7 @@ func (p *Plugin) writeStatuses(ctx context.Context) {
 		if s.Namespace == "" {
 			continue
 		}
-		eq, err := p.quotas.ElasticQuotas(s.Namespace).Get(s.Name)
+		eq, err := p.quotaLister.ElasticQuotas(s.Namespace).Get(s.Name)
 		if err != nil {
 			// Deleted since: the manager follows soon.
 			continue

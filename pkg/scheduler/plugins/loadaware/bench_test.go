@@ -21,11 +21,16 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 // BenchmarkFilterScore runs Filter then Score of one pod on one node whose NodeMetric reports 100 pods, with
@@ -43,16 +48,17 @@ func BenchmarkFilterScore(b *testing.B) {
 		}
 		assigned := tc.assigned
 		b.Run(fmt.Sprintf("assigned=%d/cycle=%s", assigned, cycle), func(b *testing.B) {
-			nm := metric("n1", 10*time.Second, rl("cpu", "2", "memory", "2Gi"))
+			report := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-10 * time.Second)).NodeUsage(utiltesting.Resources("cpu", "2", "memory", "2Gi"))
 			for i := range 100 {
-				nm = withPods(nm, podUsage(fmt.Sprintf("running-%d", i), extension.PriorityProd, rl("cpu", "10m", "memory", "10Mi")))
+				report.Pod("default", fmt.Sprintf("running-%d", i), extension.PriorityProd, utiltesting.Resources("cpu", "10m", "memory", "10Mi"))
 			}
-			f := newFixture(b, argsWith(b, nil), []*slov1alpha1.NodeMetric{nm}, nil)
+			nm := report.Obj()
+			f := newFixture(b, plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](b, nil), []*slov1alpha1.NodeMetric{nm}, nil)
 			for i := range assigned {
-				f.reserve(b, pod(fmt.Sprintf("assigned-%d", i), rl("cpu", "10m", "memory", "10Mi")), "n1")
+				f.reserve(b, utiltesting.MakePod(fmt.Sprintf("assigned-%d", i)).Req(utiltesting.Resources("cpu", "10m", "memory", "10Mi")).Obj(), "n1")
 			}
-			ni := nodeInfo(node("n1").Obj())
-			p := pod("incoming", rl("cpu", "100m", "memory", "100Mi"))
+			ni := plugintest.NodeInfo(node("n1").Obj())
+			p := utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "100m", "memory", "100Mi")).Obj()
 			state := framework.NewCycleState()
 			b.ReportAllocs()
 			for b.Loop() {
@@ -60,10 +66,10 @@ func BenchmarkFilterScore(b *testing.B) {
 				if tc.newCycle {
 					cycle = framework.NewCycleState()
 				}
-				if s := f.plugin.Filter(f.ctx, cycle, p, ni); !s.IsSuccess() {
+				if s := f.plugin.Filter(f.Ctx, cycle, p, ni); !s.IsSuccess() {
 					b.Fatalf("Filter = %v", s)
 				}
-				if _, s := f.plugin.Score(f.ctx, cycle, p, ni); !s.IsSuccess() {
+				if _, s := f.plugin.Score(f.Ctx, cycle, p, ni); !s.IsSuccess() {
 					b.Fatalf("Score = %v", s)
 				}
 			}
@@ -94,16 +100,16 @@ func BenchmarkFilterScoreCycle(b *testing.B) {
 			infos := make([]fwk.NodeInfo, nodes)
 			for i := range nodes {
 				name := fmt.Sprintf("perf-0-koord-node-%d", i)
-				metrics[i] = metric(name, 10*time.Second, rl("cpu", "3", "memory", "4Gi"))
-				infos[i] = nodeInfo(node(name).Obj())
+				metrics[i] = utiltesting.MakeNodeMetric(name).Updated(utiltesting.Now.Add(-10 * time.Second)).NodeUsage(utiltesting.Resources("cpu", "3", "memory", "4Gi")).Obj()
+				infos[i] = plugintest.NodeInfo(node(name).Obj())
 			}
-			f := newFixture(b, argsWith(b, nil), metrics, nil)
+			f := newFixture(b, plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](b, nil), metrics, nil)
 			for i := range nodes {
 				for j := range 3 {
-					f.reserve(b, pod(fmt.Sprintf("assigned-%d-%d", i, j), rl("cpu", "100m", "memory", "200Mi")), infos[i].Node().Name)
+					f.reserve(b, utiltesting.MakePod(fmt.Sprintf("assigned-%d-%d", i, j)).Req(utiltesting.Resources("cpu", "100m", "memory", "200Mi")).Obj(), infos[i].Node().Name)
 				}
 			}
-			p := pod("incoming", rl("cpu", "100m", "memory", "200Mi"))
+			p := utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "100m", "memory", "200Mi")).Obj()
 			b.ReportAllocs()
 			for b.Loop() {
 				if tc.cold {
@@ -115,10 +121,10 @@ func BenchmarkFilterScoreCycle(b *testing.B) {
 				}
 				cycle := framework.NewCycleState()
 				for _, ni := range infos {
-					if s := f.plugin.Filter(f.ctx, cycle, p, ni); !s.IsSuccess() {
+					if s := f.plugin.Filter(f.Ctx, cycle, p, ni); !s.IsSuccess() {
 						b.Fatalf("Filter = %v", s)
 					}
-					if _, s := f.plugin.Score(f.ctx, cycle, p, ni); !s.IsSuccess() {
+					if _, s := f.plugin.Score(f.Ctx, cycle, p, ni); !s.IsSuccess() {
 						b.Fatalf("Score = %v", s)
 					}
 				}

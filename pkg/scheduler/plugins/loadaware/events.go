@@ -23,36 +23,30 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 )
-
-// NodeMetricEvent is the event resource of NodeMetrics, "<plural>.<version>.<group>" as kube-scheduler
-// expects for custom resources; kube-scheduler watches them with a dynamic informer of its own.
-var NodeMetricEvent = fwk.EventResource(fmt.Sprintf("nodemetrics.%s.%s", slov1alpha1.SchemeGroupVersion.Version, slov1alpha1.SchemeGroupVersion.Group))
 
 // EventsToRegister returns the events that may make a pod this plugin rejected schedulable: a NodeMetric
 // added, deleted or with new usage; an assigned pod deleted; a node added, or its allocatable or
 // usage-thresholds annotation changed.
 func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: NodeMetricEvent, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: p.isSchedulableAfterNodeMetricChange},
+		{Event: fwk.ClusterEvent{Resource: plugins.NodeMetricEvents, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: p.isSchedulableAfterNodeMetricChange},
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: p.isSchedulableAfterAssignedPodDelete},
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeAnnotation}, QueueingHintFn: isSchedulableAfterNodeChange},
 	}, nil
 }
 
 // isSchedulableAfterNodeMetricChange queues the pod when a NodeMetric appears or goes (a node without one
-// takes any pod) or its status changes; not when only its spec or metadata do. kube-scheduler's informer
-// delivers the event, possibly before the plugin's own informer has the change: the hint hands the object to
-// the plugin's state first, so that the retry it causes sees it.
+// takes any pod) or its status changes; not when only its spec or metadata do. The event goes to the node
+// states first (plugins.Feed), so that the retry it causes sees it.
 func (p *Plugin) isSchedulableAfterNodeMetricChange(logger klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
-	if err := p.nodeMetricChanged(oldObj, newObj); err != nil {
+	if err := p.nodeMetrics.Event(oldObj, newObj); err != nil {
 		return fwk.Queue, err
 	}
 	if oldObj == nil || newObj == nil {
@@ -74,33 +68,8 @@ func (p *Plugin) isSchedulableAfterNodeMetricChange(logger klog.Logger, pod *cor
 	return fwk.Queue, nil
 }
 
-// nodeMetricChanged records a NodeMetric event in the plugin's state; oldObj is nil for an add, newObj for a
-// delete.
-func (p *Plugin) nodeMetricChanged(oldObj, newObj any) error {
-	// The hint runs for every pending pod the plugin rejected: convert an event's object only once.
-	if u, ok := newObj.(*unstructured.Unstructured); ok && p.nodes.Knows(u.GetName(), u.GetResourceVersion()) {
-		return nil
-	}
-	if newObj == nil {
-		if tombstone, ok := oldObj.(toolscache.DeletedFinalStateUnknown); ok {
-			oldObj = tombstone.Obj
-		}
-		nm, err := crdinformers.As[slov1alpha1.NodeMetric](oldObj)
-		if err != nil {
-			return err
-		}
-		p.nodes.DeleteNodeMetric(nm)
-		return nil
-	}
-	nm, err := crdinformers.As[slov1alpha1.NodeMetric](newObj)
-	if err != nil {
-		return err
-	}
-	p.nodes.UpdateNodeMetric(nm)
-	return nil
-}
-
-// nodeMetricStatus returns the status of a NodeMetric from an event, typed or unstructured.
+// nodeMetricStatus returns the status of a NodeMetric from an event, typed or unstructured: comparing the
+// unstructured statuses spares converting both objects for every pending pod.
 func nodeMetricStatus(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
@@ -114,7 +83,7 @@ func nodeMetricStatus(obj any) (any, error) {
 // isSchedulableAfterAssignedPodDelete queues the pod: the deleted pod no longer counts on its node. Like the
 // NodeMetric hint, it updates the assign cache first, since the plugin's pod handler may run later.
 func (p *Plugin) isSchedulableAfterAssignedPodDelete(logger klog.Logger, pod *corev1.Pod, oldObj, _ any) (fwk.QueueingHint, error) {
-	deleted := podOf(oldObj)
+	deleted := plugins.PodOf(oldObj)
 	if deleted == nil {
 		return fwk.Queue, fmt.Errorf("want a deleted pod, got %T", oldObj)
 	}
@@ -129,16 +98,12 @@ func (p *Plugin) isSchedulableAfterAssignedPodDelete(logger klog.Logger, pod *co
 // isSchedulableAfterNodeChange queues the pod for a new node, a changed allocatable or a changed
 // usage-thresholds annotation.
 func isSchedulableAfterNodeChange(logger klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
-	newNode, ok := newObj.(*corev1.Node)
-	if !ok {
-		return fwk.Queue, fmt.Errorf("want a node, got %T", newObj)
+	oldNode, newNode, err := plugins.NodesOf(oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
 	}
-	if oldObj == nil {
+	if oldNode == nil {
 		return fwk.Queue, nil
-	}
-	oldNode, ok := oldObj.(*corev1.Node)
-	if !ok {
-		return fwk.Queue, fmt.Errorf("want a node, got %T", oldObj)
 	}
 	key := extension.AnnotationNodeUsageThresholds
 	if oldNode.Annotations[key] != newNode.Annotations[key] || !equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable) {
@@ -146,16 +111,4 @@ func isSchedulableAfterNodeChange(logger klog.Logger, pod *corev1.Pod, oldObj, n
 		return fwk.Queue, nil
 	}
 	return fwk.QueueSkip, nil
-}
-
-// signKey names the plugin's fragment of a pod's signature.
-const signKey = Name + ".PodState()"
-
-// SignPod signs a pod by what Filter and Score look at: its estimated usage, whether it is koord-prod and
-// whether a DaemonSet owns it. Pods with equal signatures get the same results on the same nodes, so the
-// scheduler may reuse a previous pod's node ranking for the next one.
-func (p *Plugin) SignPod(ctx context.Context, pod *corev1.Pod) ([]fwk.SignFragment, *fwk.Status) {
-	sig := p.signatureOf(klog.FromContext(ctx), pod)
-	p.signed.Store(&signedPod{podSignature: sig, pod: pod})
-	return []fwk.SignFragment{{Key: signKey, Value: sig}}, nil
 }

@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,16 +35,20 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 // The node has 10 cpus and 10Gi; the pod requests 1 cpu and 1Gi, estimated at 850m and 0.7Gi.
 func TestFilter(t *testing.T) {
 	fresh := 10 * time.Second
-	ok := status{Code: fwk.Success}
-	rejected := func(reasons ...string) status { return status{Code: fwk.Unschedulable, Reasons: reasons} }
-	incoming := pod("incoming", rl("cpu", "1", "memory", "1Gi"))
+	ok := plugintest.Status{Code: fwk.Success}
+	rejected := func(reasons ...string) plugintest.Status {
+		return plugintest.Status{Code: fwk.Unschedulable, Reasons: reasons}
+	}
+	incoming := utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj()
 	withAggregate := func(nm *slov1alpha1.NodeMetric, window time.Duration, typ slov1alpha1.AggregationType, usage corev1.ResourceList) *slov1alpha1.NodeMetric {
 		nm.Status.NodeMetric.AggregatedNodeUsages = append(nm.Status.NodeMetric.AggregatedNodeUsages, slov1alpha1.AggregatedUsage{
 			Duration: metav1.Duration{Duration: window},
@@ -69,43 +75,43 @@ func TestFilter(t *testing.T) {
 		node   *corev1.Node
 		metric *slov1alpha1.NodeMetric
 		pod    *corev1.Pod
-		want   status
+		want   plugintest.Status
 	}{
 		"node without NodeMetric passes": {
 			want: ok,
 		},
 		"under the thresholds": {
-			metric: metric("n1", fresh, rl("cpu", "4", "memory", "4Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "4", "memory", "4Gi")).Obj(),
 			want:   ok,
 		},
 		"cpu over its threshold": {
-			metric: metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6", "memory", "4Gi")).Obj(),
 			want:   rejected("node cpu usage 69 percent > threshold 65 percent"),
 		},
 		"cpu and memory over their thresholds": {
-			metric: metric("n1", fresh, rl("cpu", "6", "memory", "9Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6", "memory", "9Gi")).Obj(),
 			want:   rejected("node cpu usage 69 percent > threshold 65 percent", "node memory usage 97 percent > threshold 95 percent"),
 		},
 		"at the threshold passes": {
-			metric: metric("n1", fresh, rl("cpu", "5650m", "memory", "4Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "5650m", "memory", "4Gi")).Obj(),
 			want:   ok,
 		},
 		"threshold 0 turns the check off": {
 			args: func(a *configv1.LoadAwareSchedulingArgs) {
 				a.UsageThresholds = map[corev1.ResourceName]int64{corev1.ResourceCPU: 0, corev1.ResourceMemory: 95}
 			},
-			metric: metric("n1", fresh, rl("cpu", "10", "memory", "4Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "10", "memory", "4Gi")).Obj(),
 			want:   ok,
 		},
 		"resource the node does not offer is not checked": {
 			args: func(a *configv1.LoadAwareSchedulingArgs) {
 				a.UsageThresholds = map[corev1.ResourceName]int64{corev1.ResourceCPU: 65, extension.ResourceNvidiaGPU: 50}
 			},
-			metric: metric("n1", fresh, rl("cpu", "1", string(extension.ResourceNvidiaGPU), "4")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "1", string(extension.ResourceNvidiaGPU), "4")).Obj(),
 			want:   ok,
 		},
 		"DaemonSet pod passes an overloaded node": {
-			metric: metric("n1", fresh, rl("cpu", "10", "memory", "10Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "10", "memory", "10Gi")).Obj(),
 			pod: func() *corev1.Pod {
 				p := incoming.DeepCopy()
 				p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "ds", UID: "ds", Controller: ptr.To(true)}}
@@ -114,27 +120,27 @@ func TestFilter(t *testing.T) {
 			want: ok,
 		},
 		"expired NodeMetric is rejected with its age": {
-			metric: metric("n1", 200*time.Second, rl("cpu", "1", "memory", "1Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-200 * time.Second)).NodeUsage(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj(),
 			want:   rejected("node metric expired: updated 3m20s ago, expiration 3m0s"),
 		},
 		"NodeMetric exactly at the expiration is expired": {
 			args:   func(a *configv1.LoadAwareSchedulingArgs) { a.NodeMetricExpirationSeconds = ptr.To[int64](60) },
-			metric: metric("n1", time.Minute, rl("cpu", "1", "memory", "1Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-time.Minute)).NodeUsage(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj(),
 			want:   rejected("node metric expired: updated 1m0s ago, expiration 1m0s"),
 		},
 		"expired NodeMetric passes with enableScheduleWhenNodeMetricsExpired": {
 			args:   func(a *configv1.LoadAwareSchedulingArgs) { a.EnableScheduleWhenNodeMetricsExpired = ptr.To(true) },
-			metric: metric("n1", time.Hour, rl("cpu", "10", "memory", "10Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-time.Hour)).NodeUsage(utiltesting.Resources("cpu", "10", "memory", "10Gi")).Obj(),
 			want:   ok,
 		},
 		"expired NodeMetric passes without filterExpiredNodeMetrics": {
 			args:   func(a *configv1.LoadAwareSchedulingArgs) { a.FilterExpiredNodeMetrics = ptr.To(false) },
-			metric: metric("n1", time.Hour, rl("cpu", "10", "memory", "10Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-time.Hour)).NodeUsage(utiltesting.Resources("cpu", "10", "memory", "10Gi")).Obj(),
 			want:   ok,
 		},
 		"NodeMetric never updated is rejected": {
 			metric: func() *slov1alpha1.NodeMetric {
-				nm := metric("n1", 0, rl("cpu", "1"))
+				nm := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now).NodeUsage(utiltesting.Resources("cpu", "1")).Obj()
 				nm.Status.UpdateTime = nil
 				return nm
 			}(),
@@ -142,7 +148,7 @@ func TestFilter(t *testing.T) {
 		},
 		"NodeMetric without usage passes": {
 			metric: func() *slov1alpha1.NodeMetric {
-				nm := metric("n1", fresh, nil)
+				nm := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(nil).Obj()
 				nm.Status.NodeMetric = nil
 				return nm
 			}(),
@@ -150,38 +156,35 @@ func TestFilter(t *testing.T) {
 		},
 		"node annotation sets a stricter threshold": {
 			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"usageThresholds":{"cpu":40}}`).Obj(),
-			metric: metric("n1", fresh, rl("cpu", "4", "memory", "9800Mi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "4", "memory", "9800Mi")).Obj(),
 			want:   rejected("node cpu usage 49 percent > threshold 40 percent"),
 		},
 		"node annotation sets a looser threshold": {
 			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"usageThresholds":{"cpu":90}}`).Obj(),
-			metric: metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6", "memory", "4Gi")).Obj(),
 			want:   ok,
 		},
 		"malformed node annotation falls back to the args": {
 			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"usageThresholds":`).Obj(),
-			metric: metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6", "memory", "4Gi")).Obj(),
 			want:   rejected("node cpu usage 69 percent > threshold 65 percent"),
 		},
 		"out-of-range node annotation falls back to the args": {
 			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"usageThresholds":{"cpu":140}}`).Obj(),
-			metric: metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6", "memory", "4Gi")).Obj(),
 			want:   rejected("node cpu usage 69 percent > threshold 65 percent"),
 		},
 		"prod pod is checked on prod usage": {
-			args: prodThresholds,
-			metric: withPods(metric("n1", fresh, rl("cpu", "9", "memory", "4Gi")),
-				podUsage("web", extension.PriorityProd, rl("cpu", "3")),
-				podUsage("job", extension.PriorityBatch, rl("cpu", "6"))),
-			pod:  prodPod("incoming", rl("cpu", "1")),
-			want: ok,
+			args:   prodThresholds,
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "9", "memory", "4Gi")).Pod("default", "web", extension.PriorityProd, utiltesting.Resources("cpu", "3")).Pod("default", "job", extension.PriorityBatch, utiltesting.Resources("cpu", "6")).Obj(),
+			pod:    utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Obj(),
+			want:   ok,
 		},
 		"prod pod over the prod threshold": {
-			args: prodThresholds,
-			metric: withPods(metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
-				podUsage("web", extension.PriorityProd, rl("cpu", "5500m"))),
-			pod:  prodPod("incoming", rl("cpu", "1")),
-			want: rejected("node prod cpu usage 64 percent > threshold 60 percent"),
+			args:   prodThresholds,
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6", "memory", "4Gi")).Pod("default", "web", extension.PriorityProd, utiltesting.Resources("cpu", "5500m")).Obj(),
+			pod:    utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Obj(),
+			want:   rejected("node prod cpu usage 64 percent > threshold 60 percent"),
 		},
 		"prod usage includes system usage when asked": {
 			args: func(a *configv1.LoadAwareSchedulingArgs) {
@@ -189,17 +192,16 @@ func TestFilter(t *testing.T) {
 				a.ProdUsageIncludeSys = true
 			},
 			metric: func() *slov1alpha1.NodeMetric {
-				nm := withPods(metric("n1", fresh, rl("cpu", "6")), podUsage("web", extension.PriorityProd, rl("cpu", "3")))
-				nm.Status.NodeMetric.SystemUsage = slov1alpha1.ResourceMap{ResourceList: rl("cpu", "3")}
+				nm := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6")).Pod("default", "web", extension.PriorityProd, utiltesting.Resources("cpu", "3")).Obj()
+				nm.Status.NodeMetric.SystemUsage = slov1alpha1.ResourceMap{ResourceList: utiltesting.Resources("cpu", "3")}
 				return nm
 			}(),
-			pod:  prodPod("incoming", rl("cpu", "1")),
+			pod:  utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Obj(),
 			want: rejected("node prod cpu usage 69 percent > threshold 60 percent"),
 		},
 		"non-prod pod ignores the prod thresholds": {
-			args: prodThresholds,
-			metric: withPods(metric("n1", fresh, rl("cpu", "6", "memory", "4Gi")),
-				podUsage("web", extension.PriorityProd, rl("cpu", "1"))),
+			args:   prodThresholds,
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6", "memory", "4Gi")).Pod("default", "web", extension.PriorityProd, utiltesting.Resources("cpu", "1")).Obj(),
 			pod: func() *corev1.Pod {
 				p := incoming.DeepCopy()
 				p.Labels = map[string]string{extension.LabelPodPriorityClass: string(extension.PriorityMid)}
@@ -208,46 +210,45 @@ func TestFilter(t *testing.T) {
 			want: rejected("node cpu usage 69 percent > threshold 65 percent"),
 		},
 		"prod thresholds from the node annotation": {
-			node: node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"prodUsageThresholds":{"cpu":30}}`).Obj(),
-			metric: withPods(metric("n1", fresh, rl("cpu", "4", "memory", "4Gi")),
-				podUsage("web", extension.PriorityProd, rl("cpu", "3"))),
-			pod:  prodPod("incoming", rl("cpu", "1")),
-			want: rejected("node prod cpu usage 39 percent > threshold 30 percent"),
+			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"prodUsageThresholds":{"cpu":30}}`).Obj(),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "4", "memory", "4Gi")).Pod("default", "web", extension.PriorityProd, utiltesting.Resources("cpu", "3")).Obj(),
+			pod:    utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Obj(),
+			want:   rejected("node prod cpu usage 39 percent > threshold 30 percent"),
 		},
 		"aggregated thresholds on the longest window": {
 			args: aggregated(0),
-			metric: withAggregate(withAggregate(metric("n1", fresh, rl("cpu", "1", "memory", "1Gi")),
-				5*time.Minute, slov1alpha1.AggregationTypeP95, rl("cpu", "5")),
-				30*time.Minute, slov1alpha1.AggregationTypeP95, rl("cpu", "8")),
+			metric: withAggregate(withAggregate(utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj(),
+				5*time.Minute, slov1alpha1.AggregationTypeP95, utiltesting.Resources("cpu", "5")),
+				30*time.Minute, slov1alpha1.AggregationTypeP95, utiltesting.Resources("cpu", "8")),
 			want: rejected("node cpu p95 usage 89 percent > threshold 70 percent"),
 		},
 		"aggregated thresholds on a given window": {
 			args: aggregated(5 * time.Minute),
-			metric: withAggregate(withAggregate(metric("n1", fresh, rl("cpu", "1", "memory", "1Gi")),
-				5*time.Minute, slov1alpha1.AggregationTypeP95, rl("cpu", "7")),
-				30*time.Minute, slov1alpha1.AggregationTypeP95, rl("cpu", "1")),
+			metric: withAggregate(withAggregate(utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj(),
+				5*time.Minute, slov1alpha1.AggregationTypeP95, utiltesting.Resources("cpu", "7")),
+				30*time.Minute, slov1alpha1.AggregationTypeP95, utiltesting.Resources("cpu", "1")),
 			want: rejected("node cpu p95 usage over 5m0s 79 percent > threshold 70 percent"),
 		},
 		"aggregated thresholds fall back to the latest usage before statistics exist": {
 			args:   aggregated(0),
-			metric: metric("n1", fresh, rl("cpu", "7", "memory", "1Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "7", "memory", "1Gi")).Obj(),
 			want:   rejected("node cpu usage 79 percent > threshold 70 percent"),
 		},
 		"aggregated thresholds from the node annotation": {
 			node: node("n1").Annotation(extension.AnnotationNodeUsageThresholds,
 				`{"aggregatedUsage":{"usageThresholds":{"cpu":50},"usageAggregationType":"p90"}}`).Obj(),
-			metric: withAggregate(metric("n1", fresh, rl("cpu", "1", "memory", "1Gi")),
-				10*time.Minute, slov1alpha1.AggregationTypeP90, rl("cpu", "5")),
+			metric: withAggregate(utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj(),
+				10*time.Minute, slov1alpha1.AggregationTypeP90, utiltesting.Resources("cpu", "5")),
 			want: rejected("node cpu p90 usage 59 percent > threshold 50 percent"),
 		},
 		"batch pod is estimated from its batch resources": {
-			metric: metric("n1", fresh, rl("cpu", "5", "memory", "4Gi")),
-			pod:    batchPod("incoming", rl(string(extension.BatchCPU), "2000", string(extension.BatchMemory), "1Gi")),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "5", "memory", "4Gi")).Obj(),
+			pod:    utiltesting.MakePod("incoming").Req(utiltesting.Resources(string(extension.BatchCPU), "2000", string(extension.BatchMemory), "1Gi")).Priority(extension.PriorityBatchValueDefault).QoS(extension.QoSBE).Obj(),
 			want:   rejected("node cpu usage 67 percent > threshold 65 percent"),
 		},
 		"pod without requests is estimated at 250m": {
-			metric: metric("n1", fresh, rl("cpu", "6300m", "memory", "4Gi")),
-			pod:    pod("incoming", nil),
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6300m", "memory", "4Gi")).Obj(),
+			pod:    utiltesting.MakePod("incoming").Obj(),
 			want:   rejected("node cpu usage 66 percent > threshold 65 percent"),
 		},
 	}
@@ -257,7 +258,7 @@ func TestFilter(t *testing.T) {
 			if tc.metric != nil {
 				metrics = append(metrics, tc.metric)
 			}
-			f := newFixture(t, argsWith(t, tc.args), metrics, nil)
+			f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs](t, tc.args), metrics, nil)
 			n := tc.node
 			if n == nil {
 				n = node("n1").Obj()
@@ -266,7 +267,7 @@ func TestFilter(t *testing.T) {
 			if p == nil {
 				p = incoming
 			}
-			if diff := cmp.Diff(tc.want, summarize(f.filter(p, n))); diff != "" {
+			if diff := cmp.Diff(tc.want, plugintest.Summarize(f.filter(p, n))); diff != "" {
 				t.Errorf("Filter (-want,+got):\n%s", diff)
 			}
 		})
@@ -275,19 +276,21 @@ func TestFilter(t *testing.T) {
 
 // TestFilterCountsAssignedPods: pods placed on a node count until its NodeMetric reports them.
 func TestFilterCountsAssignedPods(t *testing.T) {
-	f := newFixture(t, argsWith(t, nil), []*slov1alpha1.NodeMetric{metric("n1", 10*time.Second, rl("cpu", "4", "memory", "1Gi"))}, nil)
+	f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](t, nil), []*slov1alpha1.NodeMetric{utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-10 * time.Second)).NodeUsage(utiltesting.Resources("cpu", "4", "memory", "1Gi")).Obj()}, nil)
 	n := node("n1").Obj()
-	small := func(name string) *corev1.Pod { return pod(name, rl("cpu", "1")) }
+	small := func(name string) *corev1.Pod {
+		return utiltesting.MakePod(name).Req(utiltesting.Resources("cpu", "1")).Obj()
+	}
 	if s := f.filter(small("p0"), n); !s.IsSuccess() {
 		t.Fatalf("Filter on a node at 40%% = %v, want success", s)
 	}
 	// 4 cpus used + 2 reserved pods × 850m + 850m = 6550m: 66%.
 	f.reserve(t, small("p1"), "n1")
 	f.reserve(t, small("p2"), "n1")
-	if diff := cmp.Diff(status{Code: fwk.Unschedulable, Reasons: []string{"node cpu usage 66 percent > threshold 65 percent"}}, summarize(f.filter(small("p3"), n))); diff != "" {
+	if diff := cmp.Diff(plugintest.Status{Code: fwk.Unschedulable, Reasons: []string{"node cpu usage 66 percent > threshold 65 percent"}}, plugintest.Summarize(f.filter(small("p3"), n))); diff != "" {
 		t.Errorf("Filter after two reservations (-want,+got):\n%s", diff)
 	}
-	f.plugin.Unreserve(f.ctx, nil, small("p2"), "n1")
+	f.plugin.Unreserve(f.Ctx, nil, small("p2"), "n1")
 	if s := f.filter(small("p3"), n); !s.IsSuccess() {
 		t.Errorf("Filter after Unreserve = %v, want success", s)
 	}
@@ -295,17 +298,17 @@ func TestFilterCountsAssignedPods(t *testing.T) {
 
 // TestFilterLogsMalformedAnnotationOnce: a malformed annotation is reported once per value, not per cycle.
 func TestFilterLogsMalformedAnnotationOnce(t *testing.T) {
-	f := newFixture(t, argsWith(t, nil), []*slov1alpha1.NodeMetric{metric("n1", 10*time.Second, rl("cpu", "1"))}, nil)
+	f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](t, nil), []*slov1alpha1.NodeMetric{utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-10 * time.Second)).NodeUsage(utiltesting.Resources("cpu", "1")).Obj()}, nil)
 	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
-	f.ctx = klog.NewContext(f.ctx, logger)
+	f.Ctx = klog.NewContext(f.Ctx, logger)
 	bad := node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{`).Obj()
 	for range 3 {
-		f.filter(pod("p", nil), bad)
+		f.filter(utiltesting.MakePod("p").Obj(), bad)
 	}
 	// The scheduler replaces node objects on every update; the same value is not reported again.
-	f.filter(pod("p", nil), bad.DeepCopy())
+	f.filter(utiltesting.MakePod("p").Obj(), bad.DeepCopy())
 	worse := node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `[]`).Obj()
-	f.filter(pod("p", nil), worse)
+	f.filter(utiltesting.MakePod("p").Obj(), worse)
 	logs := logger.GetSink().(ktesting.Underlier).GetBuffer().String()
 	if got, want := strings.Count(logs, "Ignored a malformed node annotation"), 2; got != want {
 		t.Errorf("logged the malformed annotation %d times, want %d (once per value):\n%s", got, want, logs)
@@ -314,8 +317,8 @@ func TestFilterLogsMalformedAnnotationOnce(t *testing.T) {
 
 // TestFilterFollowsNodeAnnotation: a node's thresholds follow its annotation as the node object changes.
 func TestFilterFollowsNodeAnnotation(t *testing.T) {
-	f := newFixture(t, argsWith(t, nil), []*slov1alpha1.NodeMetric{metric("n1", 10*time.Second, rl("cpu", "4"))}, nil)
-	p := pod("p", rl("cpu", "1"))
+	f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](t, nil), []*slov1alpha1.NodeMetric{utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-10 * time.Second)).NodeUsage(utiltesting.Resources("cpu", "4")).Obj()}, nil)
+	p := utiltesting.MakePod("p").Req(utiltesting.Resources("cpu", "1")).Obj()
 	for i, tc := range []struct {
 		annotation string
 		wantOK     bool
@@ -340,24 +343,24 @@ func TestFilterFollowsNodeAnnotation(t *testing.T) {
 // object they follow every change of what it summarizes: an estimation window running out, reservations,
 // a new NodeMetric and its expiry.
 func TestFilterFollowsNodeState(t *testing.T) {
-	args := argsWith(t, func(a *configv1.LoadAwareSchedulingArgs) {
+	args := plugintest.Args[config.LoadAwareSchedulingArgs](t, func(a *configv1.LoadAwareSchedulingArgs) {
 		a.EstimatedSecondsAfterPodScheduled = ptr.To[int64](400)
 		// The score is the share of free cpu.
 		a.ResourceWeights = map[corev1.ResourceName]int64{corev1.ResourceCPU: 1}
 	})
-	reported := withPods(metric("n1", 10*time.Second, rl("cpu", "4", "memory", "1Gi")), podUsage("assigned", extension.PriorityProd, rl("cpu", "300m")))
+	reported := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-10*time.Second)).NodeUsage(utiltesting.Resources("cpu", "4", "memory", "1Gi")).Pod("default", "assigned", extension.PriorityProd, utiltesting.Resources("cpu", "300m")).Obj()
 	// Assigned 5 minutes ago and estimated for 400 s: it adds 850m - 300m for 100 s more.
-	f := newFixture(t, args, []*slov1alpha1.NodeMetric{reported}, []*corev1.Pod{bound(pod("assigned", rl("cpu", "1")), "n1", now.Add(-5*time.Minute))})
-	ni := nodeInfo(node("n1").Obj())
-	p := pod("incoming", rl("cpu", "1"))
+	f := newFixture(t, args, []*slov1alpha1.NodeMetric{reported}, []*corev1.Pod{utiltesting.MakePod("assigned").Req(utiltesting.Resources("cpu", "1")).Scheduled("n1", utiltesting.Now.Add(-5*time.Minute)).Obj()})
+	ni := plugintest.NodeInfo(node("n1").Obj())
+	p := utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1")).Obj()
 	type result struct {
-		Filter status
+		Filter plugintest.Status
 		Score  int64
 	}
 	run := func() result {
 		cycle := framework.NewCycleState()
-		r := result{Filter: summarize(f.plugin.Filter(f.ctx, cycle, p, ni))}
-		score, s := f.plugin.Score(f.ctx, cycle, p, ni)
+		r := result{Filter: plugintest.Summarize(f.plugin.Filter(f.Ctx, cycle, p, ni))}
+		score, s := f.plugin.Score(f.Ctx, cycle, p, ni)
 		if !s.IsSuccess() {
 			t.Fatalf("Score = %v", s)
 		}
@@ -372,38 +375,36 @@ func TestFilterFollowsNodeState(t *testing.T) {
 		name: "estimated assigned pod",
 		do:   func() {},
 		// 4000m + 550m + 850m = 5400m: 54%; free 46%.
-		want: result{Filter: status{Code: fwk.Success}, Score: 46},
+		want: result{Filter: plugintest.Status{Code: fwk.Success}, Score: 46},
 	}, {
 		name: "estimation over",
-		do:   func() { f.clock.Step(100 * time.Second) },
+		do:   func() { f.Clock.Step(100 * time.Second) },
 		// 4000m + 850m = 4850m: 49%; free 51%.
-		want: result{Filter: status{Code: fwk.Success}, Score: 51},
+		want: result{Filter: plugintest.Status{Code: fwk.Success}, Score: 51},
 	}, {
 		name: "two reservations",
 		do: func() {
-			f.reserve(t, pod("r1", rl("cpu", "1")), "n1")
-			f.reserve(t, pod("r2", rl("cpu", "1")), "n1")
+			f.reserve(t, utiltesting.MakePod("r1").Req(utiltesting.Resources("cpu", "1")).Obj(), "n1")
+			f.reserve(t, utiltesting.MakePod("r2").Req(utiltesting.Resources("cpu", "1")).Obj(), "n1")
 		},
 		// 4850m + 2 × 850m = 6550m: 66%; free 34%.
-		want: result{Filter: status{Code: fwk.Unschedulable, Reasons: []string{"node cpu usage 66 percent > threshold 65 percent"}}, Score: 34},
+		want: result{Filter: plugintest.Status{Code: fwk.Unschedulable, Reasons: []string{"node cpu usage 66 percent > threshold 65 percent"}}, Score: 34},
 	}, {
 		name: "new report covering every pod",
 		do: func() {
-			nm := withPods(metric("n1", 0, rl("cpu", "2", "memory", "1Gi")),
-				podUsage("assigned", extension.PriorityProd, rl("cpu", "300m")),
-				podUsage("r1", extension.PriorityProd, rl("cpu", "1")), podUsage("r2", extension.PriorityProd, rl("cpu", "1")))
+			nm := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now).NodeUsage(utiltesting.Resources("cpu", "2", "memory", "1Gi")).Pod("default", "assigned", extension.PriorityProd, utiltesting.Resources("cpu", "300m")).Pod("default", "r1", extension.PriorityProd, utiltesting.Resources("cpu", "1")).Pod("default", "r2", extension.PriorityProd, utiltesting.Resources("cpu", "1")).Obj()
 			nm.ResourceVersion = "2"
-			nm.Status.UpdateTime = &metav1.Time{Time: f.clock.Now().Add(2 * time.Minute)}
-			if err := f.plugin.nodeMetricChanged(nil, nm); err != nil {
+			nm.Status.UpdateTime = &metav1.Time{Time: f.Clock.Now().Add(2 * time.Minute)}
+			if err := f.plugin.nodeMetrics.Update(nm); err != nil {
 				t.Fatal(err)
 			}
 		},
 		// 2000m + 850m = 2850m: 29%; free 71%.
-		want: result{Filter: status{Code: fwk.Success}, Score: 71},
+		want: result{Filter: plugintest.Status{Code: fwk.Success}, Score: 71},
 	}, {
 		name: "report expired",
-		do:   func() { f.clock.Step(2*time.Minute + 180*time.Second) },
-		want: result{Filter: status{Code: fwk.Unschedulable, Reasons: []string{"node metric expired: updated 3m0s ago, expiration 3m0s"}}, Score: 0},
+		do:   func() { f.Clock.Step(2*time.Minute + 180*time.Second) },
+		want: result{Filter: plugintest.Status{Code: fwk.Unschedulable, Reasons: []string{"node metric expired: updated 3m0s ago, expiration 3m0s"}}, Score: 0},
 	}}
 	rejections := func(reason string) float64 {
 		t.Helper()

@@ -21,30 +21,24 @@ package loadaware
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apimachinery/pkg/util/wait"
-	toolscache "k8s.io/client-go/tools/cache"
 	k8smetrics "k8s.io/component-base/metrics"
-	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/utils/clock"
 
+	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
-	_ "github.com/koord-dev/koord/pkg/scheduler/apis/config/scheme" // kube-scheduler must be able to decode the args.
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/cache"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
 )
@@ -83,13 +77,14 @@ type Plugin struct {
 	rejections        []k8smetrics.CounterMetric
 	rejectionsExpired k8smetrics.CounterMetric
 
-	// nodes holds the NodeMetric and the assigned pods of every node.
-	nodes *cache.Nodes
+	// nodes holds the NodeMetric and the assigned pods of every node; nodeMetrics feeds it NodeMetrics.
+	nodes       *cache.Nodes
+	nodeMetrics *plugins.Feed[slov1alpha1.NodeMetric]
 	// current is the state of the pod of the last scheduling cycle, signed the last pod signed.
 	current atomic.Pointer[podState]
 	signed  atomic.Pointer[signedPod]
-	// podsSynced reports whether the assign cache has seen every pod the informer listed at start.
-	podsSynced func() bool
+	// synced are the plugin's handlers of the scheduler's informers.
+	synced plugins.Synced
 }
 
 // Option configures the plugin factory.
@@ -112,19 +107,12 @@ func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-		return newPlugin(ctx, obj, h, informers, o)
-	}
+	return plugins.Factory(Name, validation.ValidateLoadAwareSchedulingArgs, func(ctx context.Context, args *config.LoadAwareSchedulingArgs, h fwk.Handle) (*Plugin, error) {
+		return newPlugin(ctx, args, h, informers, o)
+	})
 }
 
-func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers *crdinformers.Shared, o options) (*Plugin, error) {
-	args, ok := obj.(*config.LoadAwareSchedulingArgs)
-	if !ok {
-		return nil, fmt.Errorf("want args of type LoadAwareSchedulingArgs, got %T", obj)
-	}
-	if errs := validation.ValidateLoadAwareSchedulingArgs(field.NewPath("pluginConfig").Key(Name).Child("args"), args); len(errs) > 0 {
-		return nil, errs.ToAggregate()
-	}
+func newPlugin(ctx context.Context, args *config.LoadAwareSchedulingArgs, h fwk.Handle, informers *crdinformers.Shared, o options) (*Plugin, error) {
 	resources := resourcesOf(args)
 	p := &Plugin{
 		args:                     args,
@@ -146,33 +134,10 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, informers 
 		p.rejections = append(p.rejections, metrics.LoadAwareRejections.WithLabelValues(string(name)))
 	}
 	p.rejectionsExpired = metrics.LoadAwareRejections.WithLabelValues("expired")
-
-	factory, err := informers.Factory(h)
-	if err != nil {
-		return nil, err
-	}
-	logger := klog.FromContext(ctx)
-	changed := func(oldObj, newObj any) {
-		if err := p.nodeMetricChanged(oldObj, newObj); err != nil {
-			utilruntime.HandleErrorWithLogger(logger, err, "Ignored an unexpected NodeMetric event")
-		}
-	}
-	reg, err := factory.Slo().V1alpha1().NodeMetrics().Informer().AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { changed(nil, obj) },
-		UpdateFunc: changed,
-		DeleteFunc: func(obj any) { changed(obj, nil) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("watch NodeMetrics: %w", err)
-	}
-	if err := informers.Start(ctx); err != nil {
-		return nil, err
-	}
-	// The informer has synced; its handlers follow within moments.
-	if err := wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(context.Context) (bool, error) { return reg.HasSynced(), nil }); err != nil {
-		return nil, fmt.Errorf("wait for NodeMetrics: %w", err)
-	}
 	if err := p.watchPods(ctx, h); err != nil {
+		return nil, err
+	}
+	if err := p.watchNodeMetrics(ctx, h, informers); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -195,3 +160,6 @@ func resourcesOf(args *config.LoadAwareSchedulingArgs) estimator.Resources {
 
 // Name returns the plugin's name.
 func (p *Plugin) Name() string { return Name }
+
+// HasSynced reports whether the plugin has seen every pod the scheduler's informer listed at start.
+func (p *Plugin) HasSynced() bool { return p.synced.HasSynced() }

@@ -21,22 +21,22 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
-	kubefake "k8s.io/client-go/kubernetes/fake"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
-	"github.com/koord-dev/koord/pkg/client/clientset/versioned/fake"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
-	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 func TestNewRejectsBadArgs(t *testing.T) {
@@ -49,7 +49,7 @@ func TestNewRejectsBadArgs(t *testing.T) {
 			want: "want args of type LoadAwareSchedulingArgs, got *v1.LoadAwareSchedulingArgs",
 		},
 		"threshold out of range": {
-			args: argsWith(t, func(a *configv1.LoadAwareSchedulingArgs) {
+			args: plugintest.Args[config.LoadAwareSchedulingArgs](t, func(a *configv1.LoadAwareSchedulingArgs) {
 				a.UsageThresholds = map[corev1.ResourceName]int64{corev1.ResourceCPU: 120}
 			}),
 			want: "pluginConfig[LoadAwareScheduling].args.usageThresholds[cpu]: Invalid value: 120: must be a percentage in [0, 100]",
@@ -57,12 +57,8 @@ func TestNewRejectsBadArgs(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, ctx := ktesting.NewTestContext(t)
-			fh, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithInformerFactory(informers.NewSharedInformerFactory(kubefake.NewClientset(), 0)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = NewFactory(crdinformers.NewForClient(fake.NewSimpleClientset()))(ctx, tc.args, fh)
+			env := plugintest.New(t)
+			_, err := NewFactory(env.CRDs)(env.Ctx, tc.args, env.Handle(t))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("New error = %v, want one containing %q", err, tc.want)
 			}
@@ -71,7 +67,7 @@ func TestNewRejectsBadArgs(t *testing.T) {
 }
 
 func TestResourcesOf(t *testing.T) {
-	a := argsWith(t, func(a *configv1.LoadAwareSchedulingArgs) {
+	a := plugintest.Args[config.LoadAwareSchedulingArgs](t, func(a *configv1.LoadAwareSchedulingArgs) {
 		a.UsageThresholds = map[corev1.ResourceName]int64{corev1.ResourceMemory: 90, extension.BatchMemory: 80}
 		a.Aggregated = &configv1.LoadAwareSchedulingAggregatedArgs{UsageThresholds: map[corev1.ResourceName]int64{extension.ResourceNvidiaGPU: 50}, UsageAggregationType: extension.P95}
 		a.SupportedResources = []corev1.ResourceName{corev1.ResourceEphemeralStorage}
@@ -83,8 +79,8 @@ func TestResourcesOf(t *testing.T) {
 }
 
 func TestQueueingHints(t *testing.T) {
-	nm := metric("n1", time.Second, rl("cpu", "6"))
-	cooler := metric("n1", 0, rl("cpu", "1"))
+	nm := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-time.Second)).NodeUsage(utiltesting.Resources("cpu", "6")).Obj()
+	cooler := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now).NodeUsage(utiltesting.Resources("cpu", "1")).Obj()
 	relabelled := nm.DeepCopy()
 	relabelled.Labels = map[string]string{"a": "b"}
 	unstructuredOf := func(obj runtime.Object) *unstructured.Unstructured {
@@ -97,20 +93,20 @@ func TestQueueingHints(t *testing.T) {
 	n := node("n1").Obj()
 	annotated := node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"usageThresholds":{"cpu":90}}`).Obj()
 	labelled := node("n1").Label("zone", "a").Obj()
-	bigger := node("n1").Capacity(map[corev1.ResourceName]string{corev1.ResourceCPU: "20"}).Obj()
-	assigned := bound(pod("gone", nil), "n1", now)
+	bigger := node("n1").Allocatable(utiltesting.Resources("cpu", "20")).Obj()
+	assigned := utiltesting.MakePod("gone").Scheduled("n1", utiltesting.Now).Obj()
 
 	tests := map[string]struct {
 		event    fwk.ClusterEvent
 		old, new any
 		want     fwk.QueueingHint
 	}{
-		"NodeMetric added":                         {event: fwk.ClusterEvent{Resource: NodeMetricEvent, ActionType: fwk.Add}, new: unstructuredOf(nm), want: fwk.Queue},
-		"NodeMetric deleted":                       {event: fwk.ClusterEvent{Resource: NodeMetricEvent, ActionType: fwk.Delete}, old: unstructuredOf(nm), want: fwk.Queue},
-		"NodeMetric status changed":                {event: fwk.ClusterEvent{Resource: NodeMetricEvent, ActionType: fwk.Update}, old: unstructuredOf(nm), new: unstructuredOf(cooler), want: fwk.Queue},
-		"NodeMetric labels changed only":           {event: fwk.ClusterEvent{Resource: NodeMetricEvent, ActionType: fwk.Update}, old: unstructuredOf(nm), new: unstructuredOf(relabelled), want: fwk.QueueSkip},
-		"typed NodeMetric status changed":          {event: fwk.ClusterEvent{Resource: NodeMetricEvent, ActionType: fwk.Update}, old: nm, new: cooler, want: fwk.Queue},
-		"typed NodeMetric labels changed only":     {event: fwk.ClusterEvent{Resource: NodeMetricEvent, ActionType: fwk.Update}, old: nm, new: relabelled, want: fwk.QueueSkip},
+		"NodeMetric added":                         {event: fwk.ClusterEvent{Resource: plugins.NodeMetricEvents, ActionType: fwk.Add}, new: unstructuredOf(nm), want: fwk.Queue},
+		"NodeMetric deleted":                       {event: fwk.ClusterEvent{Resource: plugins.NodeMetricEvents, ActionType: fwk.Delete}, old: unstructuredOf(nm), want: fwk.Queue},
+		"NodeMetric status changed":                {event: fwk.ClusterEvent{Resource: plugins.NodeMetricEvents, ActionType: fwk.Update}, old: unstructuredOf(nm), new: unstructuredOf(cooler), want: fwk.Queue},
+		"NodeMetric labels changed only":           {event: fwk.ClusterEvent{Resource: plugins.NodeMetricEvents, ActionType: fwk.Update}, old: unstructuredOf(nm), new: unstructuredOf(relabelled), want: fwk.QueueSkip},
+		"typed NodeMetric status changed":          {event: fwk.ClusterEvent{Resource: plugins.NodeMetricEvents, ActionType: fwk.Update}, old: nm, new: cooler, want: fwk.Queue},
+		"typed NodeMetric labels changed only":     {event: fwk.ClusterEvent{Resource: plugins.NodeMetricEvents, ActionType: fwk.Update}, old: nm, new: relabelled, want: fwk.QueueSkip},
 		"assigned pod deleted":                     {event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, old: assigned, want: fwk.Queue},
 		"assigned pod deleted, tombstone":          {event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, old: toolscache.DeletedFinalStateUnknown{Obj: assigned}, want: fwk.Queue},
 		"node added":                               {event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add}, new: n, want: fwk.Queue},
@@ -118,8 +114,8 @@ func TestQueueingHints(t *testing.T) {
 		"node allocatable changed":                 {event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.UpdateNodeAllocatable}, old: n, new: bigger, want: fwk.Queue},
 		"node labels changed only":                 {event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.UpdateNodeAnnotation}, old: n, new: labelled, want: fwk.QueueSkip},
 	}
-	f := newFixture(t, argsWith(t, nil), nil, nil)
-	events, err := f.plugin.EventsToRegister(f.ctx)
+	f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](t, nil), nil, nil)
+	events, err := f.plugin.EventsToRegister(f.Ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +131,7 @@ func TestQueueingHints(t *testing.T) {
 			if hint == nil {
 				t.Fatalf("no event registered for %s", tc.event.Label())
 			}
-			got, err := hint(logger, pod("pending", nil), tc.old, tc.new)
+			got, err := hint(logger, utiltesting.MakePod("pending").Obj(), tc.old, tc.new)
 			if err != nil {
 				t.Fatalf("hint: %v", err)
 			}
@@ -146,38 +142,32 @@ func TestQueueingHints(t *testing.T) {
 	}
 }
 
-func TestNodeMetricEvent(t *testing.T) {
-	if got, want := string(NodeMetricEvent), "nodemetrics.v1alpha1.slo.koordinator.sh"; got != want {
-		t.Errorf("NodeMetricEvent = %q, want %q", got, want)
-	}
-}
-
 func TestSignPod(t *testing.T) {
-	f := newFixture(t, argsWith(t, nil), nil, nil)
+	f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](t, nil), nil, nil)
 	sign := func(p *corev1.Pod) any {
-		fragments, status := f.plugin.SignPod(f.ctx, p)
+		fragments, status := f.plugin.SignPod(f.Ctx, p)
 		if !status.IsSuccess() || len(fragments) != 1 {
 			t.Fatalf("SignPod = %v, %v", fragments, status)
 		}
 		return fragments[0].Value
 	}
-	a, b := pod("a", rl("cpu", "1")), pod("b", rl("cpu", "1"))
+	a, b := utiltesting.MakePod("a").Req(utiltesting.Resources("cpu", "1")).Obj(), utiltesting.MakePod("b").Req(utiltesting.Resources("cpu", "1")).Obj()
 	b.Labels = map[string]string{"app": "other"}
 	if diff := cmp.Diff(sign(a), sign(b)); diff != "" {
 		t.Errorf("pods with equal resources signed differently (-a,+b):\n%s", diff)
 	}
-	if cmp.Equal(sign(a), sign(pod("c", rl("cpu", "2")))) {
+	if cmp.Equal(sign(a), sign(utiltesting.MakePod("c").Req(utiltesting.Resources("cpu", "2")).Obj())) {
 		t.Error("pods with different requests signed alike")
 	}
-	if cmp.Equal(sign(a), sign(batchPod("d", rl(string(extension.BatchCPU), "1000")))) {
+	if cmp.Equal(sign(a), sign(utiltesting.MakePod("d").Req(utiltesting.Resources(string(extension.BatchCPU), "1000")).Priority(extension.PriorityBatchValueDefault).QoS(extension.QoSBE).Obj())) {
 		t.Error("a koord-prod and a koord-batch pod signed alike")
 	}
 }
 
 // TestNewWaitsForNodeMetrics: the plugin sees the NodeMetrics that exist when it is built.
 func TestNewWaitsForNodeMetrics(t *testing.T) {
-	f := newFixture(t, argsWith(t, nil), []*slov1alpha1.NodeMetric{metric("n1", time.Second, rl("cpu", "9"))}, nil)
-	if s := f.filter(pod("p", nil), node("n1").Obj()); s.IsSuccess() {
+	f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](t, nil), []*slov1alpha1.NodeMetric{utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-time.Second)).NodeUsage(utiltesting.Resources("cpu", "9")).Obj()}, nil)
+	if s := f.filter(utiltesting.MakePod("p").Obj(), node("n1").Obj()); s.IsSuccess() {
 		t.Error("Filter passed a node at 90% cpu right after New: the NodeMetric informer was not synced")
 	}
 }
@@ -185,16 +175,16 @@ func TestNewWaitsForNodeMetrics(t *testing.T) {
 // TestHintsUpdateTheCaches: kube-scheduler's informers may deliver an event before the plugin's own
 // handlers run; the hints update the plugin's caches, so the retry they cause sees the change.
 func TestHintsUpdateTheCaches(t *testing.T) {
-	hot := metric("n1", time.Second, rl("cpu", "9"))
+	hot := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-time.Second)).NodeUsage(utiltesting.Resources("cpu", "9")).Obj()
 	hot.ResourceVersion = "10"
-	f := newFixture(t, argsWith(t, nil), []*slov1alpha1.NodeMetric{hot}, nil)
+	f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](t, nil), []*slov1alpha1.NodeMetric{hot}, nil)
 	n := node("n1").Obj()
-	incoming := pod("incoming", rl("cpu", "1"))
+	incoming := utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1")).Obj()
 	if s := f.filter(incoming, n); s.IsSuccess() {
 		t.Fatal("Filter passed a node at 90% cpu")
 	}
 	hint := func(resource fwk.EventResource) fwk.QueueingHintFn {
-		events, err := f.plugin.EventsToRegister(f.ctx)
+		events, err := f.plugin.EventsToRegister(f.Ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +198,7 @@ func TestHintsUpdateTheCaches(t *testing.T) {
 	}
 	logger, _ := ktesting.NewTestContext(t)
 
-	cool := metric("n1", 0, rl("cpu", "1"))
+	cool := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now).NodeUsage(utiltesting.Resources("cpu", "1")).Obj()
 	cool.ResourceVersion = "11"
 	oldU, err := runtime.DefaultUnstructuredConverter.ToUnstructured(hot)
 	if err != nil {
@@ -218,7 +208,7 @@ func TestHintsUpdateTheCaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := hint(NodeMetricEvent)(logger, incoming, &unstructured.Unstructured{Object: oldU}, &unstructured.Unstructured{Object: newU})
+	got, err := hint(plugins.NodeMetricEvents)(logger, incoming, &unstructured.Unstructured{Object: oldU}, &unstructured.Unstructured{Object: newU})
 	if err != nil || got != fwk.Queue {
 		t.Fatalf("NodeMetric hint = %v, %v; want Queue", got, err)
 	}
@@ -226,8 +216,8 @@ func TestHintsUpdateTheCaches(t *testing.T) {
 		t.Errorf("Filter after the hint saw the cooler NodeMetric = %v, want success", s)
 	}
 
-	f.reserve(t, pod("gone", rl("cpu", "1")), "n1")
-	if got, err := hint(fwk.AssignedPod)(logger, incoming, bound(pod("gone", nil), "n1", now), nil); err != nil || got != fwk.Queue {
+	f.reserve(t, utiltesting.MakePod("gone").Req(utiltesting.Resources("cpu", "1")).Obj(), "n1")
+	if got, err := hint(fwk.AssignedPod)(logger, incoming, utiltesting.MakePod("gone").Scheduled("n1", utiltesting.Now).Obj(), nil); err != nil || got != fwk.Queue {
 		t.Fatalf("assigned pod hint = %v, %v; want Queue", got, err)
 	}
 	if n := f.plugin.nodes.Len("n1"); n != 0 {

@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,7 +29,9 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 // TestScore scores five nodes of 10 cpus and 10Gi for a pod estimated at 850m cpu and 0.7Gi memory.
@@ -35,18 +39,18 @@ import (
 // expired one and empty one without usage.
 func TestScore(t *testing.T) {
 	fresh := 10 * time.Second
-	cool := metric("cool", fresh, rl("cpu", "2", "memory", "2Gi"))
+	cool := utiltesting.MakeNodeMetric("cool").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "2", "memory", "2Gi")).Obj()
 	cool.Status.NodeMetric.AggregatedNodeUsages = []slov1alpha1.AggregatedUsage{{
 		Duration: metav1.Duration{Duration: 30 * time.Minute},
-		Usage:    map[slov1alpha1.AggregationType]slov1alpha1.ResourceMap{slov1alpha1.AggregationTypeP95: {ResourceList: rl("cpu", "8")}},
+		Usage:    map[slov1alpha1.AggregationType]slov1alpha1.ResourceMap{slov1alpha1.AggregationTypeP95: {ResourceList: utiltesting.Resources("cpu", "8")}},
 	}}
-	hot := withPods(metric("hot", fresh, rl("cpu", "6", "memory", "2Gi")), podUsage("web", extension.PriorityProd, rl("cpu", "1")))
-	stale := metric("stale", time.Hour, rl("cpu", "0", "memory", "0"))
-	empty := metric("empty", fresh, nil)
+	hot := utiltesting.MakeNodeMetric("hot").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6", "memory", "2Gi")).Pod("default", "web", extension.PriorityProd, utiltesting.Resources("cpu", "1")).Obj()
+	stale := utiltesting.MakeNodeMetric("stale").Updated(utiltesting.Now.Add(-time.Hour)).NodeUsage(utiltesting.Resources("cpu", "0", "memory", "0")).Obj()
+	empty := utiltesting.MakeNodeMetric("empty").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(nil).Obj()
 	empty.Status.NodeMetric = nil
 	metrics := []*slov1alpha1.NodeMetric{cool, hot, stale, empty}
 	nodes := []string{"cool", "hot", "bare", "stale", "empty"}
-	incoming := pod("incoming", rl("cpu", "1", "memory", "1Gi"))
+	incoming := utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj()
 	incoming.Labels = map[string]string{extension.LabelPodPriorityClass: string(extension.PriorityMid)}
 
 	tests := map[string]struct {
@@ -71,7 +75,7 @@ func TestScore(t *testing.T) {
 		// hot: prod usage 1 cpu + 850m: 81; memory 0 + 0.7Gi: 92 (rounded down).
 		"prod pod on prod usage": {
 			args: func(a *configv1.LoadAwareSchedulingArgs) { a.ScoreAccordingProdUsage = ptr.To(true) },
-			pod:  prodPod("incoming", rl("cpu", "1", "memory", "1Gi")),
+			pod:  utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Priority(extension.PriorityProdValueDefault).Obj(),
 			want: map[string]int64{"cool": 91, "hot": 86, "bare": 0, "stale": 0, "empty": 0},
 		},
 		"non-prod pod ignores scoreAccordingProdUsage": {
@@ -88,7 +92,7 @@ func TestScore(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			f := newFixture(t, argsWith(t, tc.args), metrics, nil)
+			f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs](t, tc.args), metrics, nil)
 			p := tc.pod
 			if p == nil {
 				p = incoming
@@ -106,15 +110,15 @@ func TestScore(t *testing.T) {
 
 // TestScoreCountsReservedPods: each reservation lowers the node's score until the node is full.
 func TestScoreCountsReservedPods(t *testing.T) {
-	f := newFixture(t, argsWith(t, func(a *configv1.LoadAwareSchedulingArgs) {
+	f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs](t, func(a *configv1.LoadAwareSchedulingArgs) {
 		a.ResourceWeights = map[corev1.ResourceName]int64{corev1.ResourceCPU: 1}
-	}), []*slov1alpha1.NodeMetric{metric("n1", 10*time.Second, rl("cpu", "5"))}, nil)
+	}), []*slov1alpha1.NodeMetric{utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-10 * time.Second)).NodeUsage(utiltesting.Resources("cpu", "5")).Obj()}, nil)
 	n := node("n1").Obj()
-	p := pod("p", rl("cpu", "2"))
+	p := utiltesting.MakePod("p").Req(utiltesting.Resources("cpu", "2")).Obj()
 	var got []int64
 	for i := range 4 {
 		got = append(got, f.score(t, p, n))
-		f.reserve(t, pod(string(rune('a'+i)), rl("cpu", "2")), "n1")
+		f.reserve(t, utiltesting.MakePod(string(rune('a'+i))).Req(utiltesting.Resources("cpu", "2")).Obj(), "n1")
 	}
 	// 5 cpus used, then + 1.7 per reservation, + 1.7 for the pod: 33, 16, 0 (beyond capacity), 0.
 	if diff := cmp.Diff([]int64{33, 16, 0, 0}, got); diff != "" {

@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,14 +29,17 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 // TestEstimatedUsageOfAssignedPods: a pod bound to the node (estimated at 850m cpu) adds
 // max(0, estimate - reported) while its NodeMetric, updated 10s ago every 60s, may miss part of it.
 func TestEstimatedUsageOfAssignedPods(t *testing.T) {
 	reported := func(cpu string) []slov1alpha1.PodMetricInfo {
-		return []slov1alpha1.PodMetricInfo{podUsage("assigned", extension.PriorityProd, rl("cpu", cpu))}
+		return utiltesting.MakeNodeMetric("n1").Pod("default", "assigned", extension.PriorityProd, utiltesting.Resources("cpu", cpu)).Status.PodsMetric
 	}
 	initializedAt := func(p *corev1.Pod, at time.Time) *corev1.Pod {
 		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{
@@ -43,7 +48,7 @@ func TestEstimatedUsageOfAssignedPods(t *testing.T) {
 		return p
 	}
 	assigned := func(age time.Duration) *corev1.Pod {
-		return bound(prodPod("assigned", rl("cpu", "1")), "n1", now.Add(-age))
+		return utiltesting.MakePod("assigned").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Scheduled("n1", utiltesting.Now.Add(-age)).Obj()
 	}
 	tests := map[string]struct {
 		args     func(*configv1.LoadAwareSchedulingArgs)
@@ -100,13 +105,13 @@ func TestEstimatedUsageOfAssignedPods(t *testing.T) {
 		},
 		"estimatedSecondsAfterInitialized: initialized recently": {
 			args:     func(a *configv1.LoadAwareSchedulingArgs) { a.EstimatedSecondsAfterInitialized = ptr.To[int64](60) },
-			pod:      initializedAt(assigned(10*time.Minute), now.Add(-30*time.Second)),
+			pod:      initializedAt(assigned(10*time.Minute), utiltesting.Now.Add(-30*time.Second)),
 			reported: reported("300m"),
 			want:     550,
 		},
 		"estimatedSecondsAfterInitialized: initialized long ago": {
 			args:     func(a *configv1.LoadAwareSchedulingArgs) { a.EstimatedSecondsAfterInitialized = ptr.To[int64](60) },
-			pod:      initializedAt(assigned(10*time.Minute), now.Add(-5*time.Minute)),
+			pod:      initializedAt(assigned(10*time.Minute), utiltesting.Now.Add(-5*time.Minute)),
 			reported: reported("300m"),
 			want:     0,
 		},
@@ -148,7 +153,7 @@ func TestEstimatedUsageOfAssignedPods(t *testing.T) {
 			want: 850,
 		},
 		"prod usage counts prod pods only": {
-			pod:      bound(batchPod("assigned", rl(string(extension.BatchCPU), "1000")), "n1", now.Add(-5*time.Second)),
+			pod:      utiltesting.MakePod("assigned").Req(utiltesting.Resources(string(extension.BatchCPU), "1000")).Priority(extension.PriorityBatchValueDefault).QoS(extension.QoSBE).Scheduled("n1", utiltesting.Now.Add(-5*time.Second)).Obj(),
 			prodOnly: true,
 			want:     0,
 		},
@@ -163,10 +168,11 @@ func TestEstimatedUsageOfAssignedPods(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			nm := withPods(metric("n1", 10*time.Second, rl("cpu", "0")), tc.reported...)
-			f := newFixture(t, argsWith(t, tc.args), []*slov1alpha1.NodeMetric{nm}, []*corev1.Pod{tc.pod})
+			nm := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-10 * time.Second)).NodeUsage(utiltesting.Resources("cpu", "0")).Obj()
+			nm.Status.PodsMetric = tc.reported
+			f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs](t, tc.args), []*slov1alpha1.NodeMetric{nm}, []*corev1.Pod{tc.pod})
 			n := f.plugin.nodes.Get("n1")
-			got := n.AssignedUsage(n.View(), tc.prodOnly, f.clock.Now())
+			got := n.AssignedUsage(n.View(), tc.prodOnly, f.Clock.Now())
 			if diff := cmp.Diff(tc.want, got[0]); diff != "" {
 				t.Errorf("estimated cpu usage (-want,+got):\n%s", diff)
 			}
@@ -176,68 +182,80 @@ func TestEstimatedUsageOfAssignedPods(t *testing.T) {
 
 // TestAssignCacheFollowsPods: bound pods enter the assign cache, deleted and terminated ones leave it.
 func TestAssignCacheFollowsPods(t *testing.T) {
-	p1 := bound(pod("p1", rl("cpu", "1")), "n1", now)
-	p2 := bound(pod("p2", rl("cpu", "1")), "n1", now)
-	pending := pod("pending", rl("cpu", "1"))
+	p1 := utiltesting.MakePod("p1").Req(utiltesting.Resources("cpu", "1")).Scheduled("n1", utiltesting.Now).Obj()
+	p2 := utiltesting.MakePod("p2").Req(utiltesting.Resources("cpu", "1")).Scheduled("n1", utiltesting.Now).Obj()
+	pending := utiltesting.MakePod("pending").Req(utiltesting.Resources("cpu", "1")).Obj()
 	// Placed by Reserve but never bound, as a Reservation's reserve pod is, then deleted.
-	placed := pod("placed", rl("cpu", "1"))
-	f := newFixture(t, argsWith(t, nil), nil, []*corev1.Pod{p1, p2, pending, placed})
+	placed := utiltesting.MakePod("placed").Req(utiltesting.Resources("cpu", "1")).Obj()
+	f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](t, nil), nil, []*corev1.Pod{p1, p2, pending, placed})
 	if got := f.plugin.nodes.Len("n1"); got != 2 {
 		t.Fatalf("assigned pods on n1 = %d, want 2", got)
 	}
 	f.reserve(t, placed, "n3")
-	pods := f.kube.CoreV1().Pods("default")
-	if err := pods.Delete(f.ctx, "p1", metav1.DeleteOptions{}); err != nil {
+	pods := f.Kube.CoreV1().Pods("default")
+	if err := pods.Delete(f.Ctx, "p1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	done := p2.DeepCopy()
 	done.Status.Phase = corev1.PodFailed
-	if _, err := pods.UpdateStatus(f.ctx, done, metav1.UpdateOptions{}); err != nil {
+	if _, err := pods.UpdateStatus(f.Ctx, done, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	nowBound := bound(pending, "n2", now)
-	if _, err := pods.Update(f.ctx, nowBound, metav1.UpdateOptions{}); err != nil {
+	nowBound := utiltesting.WrapPod(pending).Scheduled("n2", utiltesting.Now).Obj()
+	if _, err := pods.Update(f.Ctx, nowBound, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := pods.Delete(f.ctx, "placed", metav1.DeleteOptions{}); err != nil {
+	if err := pods.Delete(f.Ctx, "placed", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func() bool {
+	plugintest.Eventually(t, func() bool {
 		return f.plugin.nodes.Len("n1") == 0 && f.plugin.nodes.Len("n2") == 1 && f.plugin.nodes.Len("n3") == 0
 	})
 }
 
 // TestAssignedUsageMemo: the memoized usage of assigned pods follows the pods, the NodeMetric and the time.
 func TestAssignedUsageMemo(t *testing.T) {
-	args := argsWith(t, func(a *configv1.LoadAwareSchedulingArgs) { a.EstimatedSecondsAfterPodScheduled = ptr.To[int64](400) })
-	reported := withPods(metric("n1", 10*time.Second, rl("cpu", "0")), podUsage("assigned", extension.PriorityProd, rl("cpu", "300m")))
+	args := plugintest.Args[config.LoadAwareSchedulingArgs](t, func(a *configv1.LoadAwareSchedulingArgs) { a.EstimatedSecondsAfterPodScheduled = ptr.To[int64](400) })
+	reported := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-10*time.Second)).NodeUsage(utiltesting.Resources("cpu", "0")).Pod("default", "assigned", extension.PriorityProd, utiltesting.Resources("cpu", "300m")).Obj()
 	// Assigned 5 minutes ago, estimated for 400s: for 100s more.
-	f := newFixture(t, args, []*slov1alpha1.NodeMetric{reported}, []*corev1.Pod{bound(prodPod("assigned", rl("cpu", "1")), "n1", now.Add(-5*time.Minute))})
+	f := newFixture(t, args, []*slov1alpha1.NodeMetric{reported}, []*corev1.Pod{utiltesting.MakePod("assigned").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Scheduled("n1", utiltesting.Now.Add(-5*time.Minute)).Obj()})
 	cpuAt := func() int64 {
 		n := f.plugin.nodes.Get("n1")
-		return n.AssignedUsage(n.View(), false, f.clock.Now())[0]
+		return n.AssignedUsage(n.View(), false, f.Clock.Now())[0]
 	}
 	if got := cpuAt(); got != 550 {
 		t.Fatalf("assigned cpu while estimated = %d, want 550", got)
 	}
-	f.clock.Step(99 * time.Second)
+	f.Clock.Step(99 * time.Second)
 	if got := cpuAt(); got != 550 {
 		t.Errorf("assigned cpu 1s before the estimation ends = %d, want 550", got)
 	}
-	f.clock.Step(time.Second)
+	f.Clock.Step(time.Second)
 	if got := cpuAt(); got != 0 {
 		t.Errorf("assigned cpu once the estimation ended = %d, want 0", got)
 	}
-	f.reserve(t, prodPod("new", rl("cpu", "1")), "n1")
+	f.reserve(t, utiltesting.MakePod("new").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Obj(), "n1")
 	if got := cpuAt(); got != 850 {
 		t.Errorf("assigned cpu after a reservation = %d, want 850", got)
 	}
 	// A new report that includes the new pod, a minute after it was placed.
-	newReport := withPods(metric("n1", -time.Hour, rl("cpu", "0")),
-		podUsage("assigned", extension.PriorityProd, rl("cpu", "300m")), podUsage("new", extension.PriorityProd, rl("cpu", "1")))
-	newReport.Status.UpdateTime = &metav1.Time{Time: f.clock.Now().Add(2 * time.Minute)}
+	newReport := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-(-time.Hour))).NodeUsage(utiltesting.Resources("cpu", "0")).Pod("default", "assigned", extension.PriorityProd, utiltesting.Resources("cpu", "300m")).Pod("default", "new", extension.PriorityProd, utiltesting.Resources("cpu", "1")).Obj()
+	newReport.Status.UpdateTime = &metav1.Time{Time: f.Clock.Now().Add(2 * time.Minute)}
 	f.plugin.nodes.UpdateNodeMetric(newReport)
 	if got := cpuAt(); got != 0 {
 		t.Errorf("assigned cpu after a report that covers the pods = %d, want 0", got)
+	}
+}
+
+// TestReservePodsAreNotAssigned: a Reservation's reserve pod does not count on its node; its Reservation holds
+// what it reserves.
+func TestReservePodsAreNotAssigned(t *testing.T) {
+	f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](t, nil), nil, nil)
+	reservePod := utiltesting.MakePod("r1").Req(utiltesting.Resources("cpu", "6")).
+		Label(plugins.LabelReservePod, "true").Label(plugins.LabelReservationName, "r1").Obj()
+	f.reserve(t, reservePod, "n1")
+	f.reserve(t, utiltesting.MakePod("p1").Req(utiltesting.Resources("cpu", "1")).Obj(), "n1")
+	if got := f.plugin.nodes.Len("n1"); got != 1 {
+		t.Errorf("assigned pods on n1 = %d, want 1 (the reserve pod does not count)", got)
 	}
 }

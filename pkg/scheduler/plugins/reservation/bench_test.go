@@ -20,9 +20,13 @@ import (
 	"fmt"
 	"testing"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 // BenchmarkFilter runs PreFilter once and Filter on every node, per scheduling cycle, with reservations spread
@@ -36,11 +40,11 @@ func BenchmarkFilter(b *testing.B) {
 					p := &Plugin{cache: NewCache(nil)}
 					infos := make([]fwk.NodeInfo, nodes)
 					for i := range nodes {
-						running := on(pod(fmt.Sprintf("running-%d", i), nil, rl("cpu", "2", "memory", "4Gi")), fmt.Sprintf("n%d", i))
-						infos[i] = nodeInfo(node(fmt.Sprintf("n%d", i), rl("cpu", "32", "memory", "128Gi")), running)
+						running := utiltesting.MakePod(fmt.Sprintf("running-%d", i)).Req(utiltesting.Resources("cpu", "2", "memory", "4Gi")).Node(fmt.Sprintf("n%d", i)).Obj()
+						infos[i] = plugintest.NodeInfo(utiltesting.MakeNode(fmt.Sprintf("n%d", i)).Allocatable(utiltesting.Resources("cpu", "32", "memory", "128Gi")).Obj(), running)
 					}
 					for i := range resvs {
-						r := reservation(fmt.Sprintf("r%d", i), fmt.Sprintf("n%d", i%nodes), rl("cpu", "4", "memory", "8Gi"), byLabel(fmt.Sprintf("app-%d", i%10)))
+						r := reservation(fmt.Sprintf("r%d", i), fmt.Sprintf("n%d", i%nodes), utiltesting.Resources("cpu", "4", "memory", "8Gi"), byLabel(fmt.Sprintf("app-%d", i%10)))
 						if err := p.cache.UpdateReservation(r); err != nil {
 							b.Fatal(err)
 						}
@@ -49,7 +53,7 @@ func BenchmarkFilter(b *testing.B) {
 					if kind == "owner" {
 						labels["app"] = "app-3"
 					}
-					incoming := pod("p", labels, rl("cpu", "1", "memory", "2Gi"))
+					incoming := utiltesting.MakePod("p").Labels(labels).Req(utiltesting.Resources("cpu", "1", "memory", "2Gi")).Obj()
 					b.ReportAllocs()
 					for b.Loop() {
 						cs := framework.NewCycleState()

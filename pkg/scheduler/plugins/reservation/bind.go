@@ -31,6 +31,7 @@ import (
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 )
 
 // errNotPending means a reserve pod's Reservation is gone, was replaced or is already placed.
@@ -42,11 +43,11 @@ var errNotPending = errors.New("the reservation is gone, was recreated or is no 
 // that the next bind plugin (DefaultBinder) binds it, and Error when the status cannot be written; a reserve
 // pod whose Reservation is gone or already placed is deleted.
 func (p *Plugin) Bind(ctx context.Context, _ fwk.CycleState, pod *corev1.Pod, nodeName string) *fwk.Status {
-	if !isReservePod(pod) {
+	if !plugins.IsReservePod(pod) {
 		return fwk.NewStatus(fwk.Skip)
 	}
 	logger := klog.FromContext(ctx)
-	name, uid := pod.Labels[LabelReservationName], types.UID(pod.Labels[LabelReservationUID])
+	name, uid := pod.Labels[plugins.LabelReservationName], types.UID(pod.Labels[plugins.LabelReservationUID])
 	var placed *schedv1alpha1.Reservation
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		r, err := p.client.SchedulingV1alpha1().Reservations().Get(ctx, name, metav1.GetOptions{})
@@ -69,8 +70,8 @@ func (p *Plugin) Bind(ctx context.Context, _ fwk.CycleState, pod *corev1.Pod, no
 		return fwk.AsStatus(fmt.Errorf("write the status of reservation %q: %w", name, err))
 	}
 	metrics.ReservationTransitions.WithLabelValues(string(schedv1alpha1.ReservationAvailable)).Inc()
-	if err := p.cache.UpdateReservation(placed); err != nil {
-		logger.V(2).Info("Ignored owners of a Reservation", "reservation", klog.KObj(placed), "err", err)
+	if err := p.reservations.Update(placed); err != nil {
+		return fwk.AsStatus(err)
 	}
 	logger.V(2).Info("Placed a reservation", "reservation", klog.KObj(placed), "node", nodeName, "allocatable", toResources(placed.Status.Allocatable, nil))
 	p.deleteReservePod(ctx, pod)

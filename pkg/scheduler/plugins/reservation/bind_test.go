@@ -17,9 +17,10 @@ limitations under the License.
 package reservation
 
 import (
-	"context"
 	"errors"
 	"testing"
+
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -27,26 +28,22 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
-	kubefake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-	"k8s.io/klog/v2/ktesting"
-	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
-	testingclock "k8s.io/utils/clock/testing"
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
-	"github.com/koord-dev/koord/pkg/client/clientset/versioned/fake"
-	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 func TestBind(t *testing.T) {
-	pending := reservation("r1", "", rl("cpu", "1500m", "memory", "1Gi"), byLabel("web"))
+	pending := reservation("r1", "", utiltesting.Resources("cpu", "1500m", "memory", "1Gi"), byLabel("web"))
 	reservePod, err := newReservePod(pending)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +61,7 @@ func TestBind(t *testing.T) {
 	}{
 		"other pods are left to DefaultBinder": {
 			resv:     pending,
-			pod:      pod("p", nil, rl("cpu", "1")),
+			pod:      utiltesting.MakePod("p").Req(utiltesting.Resources("cpu", "1")).Obj(),
 			wantCode: "Skip",
 		},
 		"reserve pod: status written, pod deleted": {
@@ -74,7 +71,7 @@ func TestBind(t *testing.T) {
 			wantStatus: &schedv1alpha1.ReservationStatus{
 				Phase:       schedv1alpha1.ReservationAvailable,
 				NodeName:    "n1",
-				Allocatable: rl("cpu", "1500m", "memory", "1Gi"),
+				Allocatable: utiltesting.Resources("cpu", "1500m", "memory", "1Gi"),
 				Conditions: []schedv1alpha1.ReservationCondition{
 					{Type: schedv1alpha1.ReservationConditionScheduled, Status: schedv1alpha1.ConditionStatusTrue, Reason: schedv1alpha1.ReasonReservationScheduled, Message: "Reservation is scheduled to node n1"},
 					{Type: schedv1alpha1.ReservationConditionReady, Status: schedv1alpha1.ConditionStatusTrue, Reason: schedv1alpha1.ReasonReservationAvailable, Message: "Reservation is available"},
@@ -92,13 +89,13 @@ func TestBind(t *testing.T) {
 			wantPodGone: true,
 		},
 		"reservation recreated under the same name: pod deleted": {
-			resv:        edited(reservation("r1", "", rl("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) { r.UID = "new" }),
+			resv:        edited(reservation("r1", "", utiltesting.Resources("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) { r.UID = "new" }),
 			pod:         reservePod,
 			wantCode:    "Error",
 			wantPodGone: true,
 		},
 		"reservation already placed: pod deleted": {
-			resv:        reservation("r1", "n2", rl("cpu", "1"), byLabel("web")),
+			resv:        reservation("r1", "n2", utiltesting.Resources("cpu", "1"), byLabel("web")),
 			pod:         reservePod,
 			wantCode:    "Error",
 			wantPodGone: true,
@@ -106,16 +103,16 @@ func TestBind(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			f := newFixture(t, nil, []*schedv1alpha1.Reservation{tc.resv.DeepCopy()}, []*corev1.Node{node("n1", rl("cpu", "4"))}, []*corev1.Pod{tc.pod})
+			f := newFixture(t, nil, []*schedv1alpha1.Reservation{tc.resv.DeepCopy()}, []*corev1.Node{utiltesting.MakeNode("n1").Allocatable(utiltesting.Resources("cpu", "4")).Obj()}, []*corev1.Pod{tc.pod})
 			conflicts := tc.conflicts
-			f.koord.PrependReactor("update", "reservations", func(action k8stesting.Action) (bool, runtime.Object, error) {
+			f.Koord.PrependReactor("update", "reservations", func(action k8stesting.Action) (bool, runtime.Object, error) {
 				if action.GetSubresource() != "status" || conflicts == 0 {
 					return false, nil, nil
 				}
 				conflicts--
 				return true, nil, apierrors.NewConflict(schedv1alpha1.Resource("reservations"), "r1", errors.New("changed"))
 			})
-			s := f.plugin.Bind(f.ctx, framework.NewCycleState(), tc.pod, "n1")
+			s := f.plugin.Bind(f.Ctx, framework.NewCycleState(), tc.pod, "n1")
 			if conflicts != 0 {
 				t.Errorf("%d conflicts left", conflicts)
 			}
@@ -123,7 +120,7 @@ func TestBind(t *testing.T) {
 				t.Fatalf("Bind code (-want,+got):\n%s\n%v", diff, s)
 			}
 			if tc.wantStatus != nil {
-				got, err := f.koord.SchedulingV1alpha1().Reservations().Get(f.ctx, "r1", metav1.GetOptions{})
+				got, err := f.Koord.SchedulingV1alpha1().Reservations().Get(f.Ctx, "r1", metav1.GetOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -134,7 +131,7 @@ func TestBind(t *testing.T) {
 			if _, placed := f.plugin.cache.Placed(tc.resv.UID); placed != tc.wantPlaced && tc.resv.Status.NodeName == "" {
 				t.Errorf("placed in cache = %v, want %v", placed, tc.wantPlaced)
 			}
-			_, err := f.kube.CoreV1().Pods(tc.pod.Namespace).Get(f.ctx, tc.pod.Name, metav1.GetOptions{})
+			_, err := f.Kube.CoreV1().Pods(tc.pod.Namespace).Get(f.Ctx, tc.pod.Name, metav1.GetOptions{})
 			if gone := apierrors.IsNotFound(err); gone != tc.wantPodGone {
 				t.Errorf("pod gone = %v, want %v (%v)", gone, tc.wantPodGone, err)
 			}
@@ -143,7 +140,7 @@ func TestBind(t *testing.T) {
 }
 
 func TestNewReservePod(t *testing.T) {
-	r := reservation("r1", "", rl("cpu", "1"), byLabel("web"))
+	r := reservation("r1", "", utiltesting.Resources("cpu", "1"), byLabel("web"))
 	r.Spec.Template.Labels = map[string]string{"app": "web"}
 	r.Spec.Template.Spec.NodeName = "n7"
 	r.Spec.Template.Spec.Containers = append(r.Spec.Template.Spec.Containers, corev1.Container{})
@@ -154,7 +151,7 @@ func TestNewReservePod(t *testing.T) {
 	want := map[string]any{
 		"namespace":  DefaultReservePodNamespace,
 		"name":       "r1",
-		"labels":     map[string]string{"app": "web", LabelReservePod: "true", LabelReservationName: "r1", LabelReservationUID: "r1"},
+		"labels":     map[string]string{"app": "web", plugins.LabelReservePod: "true", plugins.LabelReservationName: "r1", plugins.LabelReservationUID: "r1"},
 		"scheduler":  DefaultSchedulerName,
 		"nodeName":   "",
 		"preemption": (*corev1.PreemptionPolicy)(nil),
@@ -177,7 +174,7 @@ func TestNewReservePod(t *testing.T) {
 	if diff := cmp.Diff(want, gotMap); diff != "" {
 		t.Errorf("reserve pod (-want,+got):\n%s", diff)
 	}
-	if r.Spec.Template.Spec.NodeName != "n7" || r.Spec.Template.Labels[LabelReservePod] != "" {
+	if r.Spec.Template.Spec.NodeName != "n7" || r.Spec.Template.Labels[plugins.LabelReservePod] != "" {
 		t.Error("newReservePod changed the reservation's template")
 	}
 	if _, err := newReservePod(edited(r.DeepCopy(), func(r *schedv1alpha1.Reservation) { r.Spec.Template.Spec.Containers = nil })); err == nil {
@@ -189,31 +186,21 @@ func TestNewReservePod(t *testing.T) {
 // configures it: reserve pods are placed by Reservation, other pods are bound by DefaultBinder.
 func TestFrameworkBind(t *testing.T) {
 	schedmetrics.Register()
-	_, ctx := ktesting.NewTestContext(t)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	pending := reservation("r1", "", rl("cpu", "1"), byLabel("web"))
+	pending := reservation("r1", "", utiltesting.Resources("cpu", "1"), byLabel("web"))
 	reservePod, err := newReservePod(pending)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := pod("p", nil, rl("cpu", "1"))
-	kube := kubefake.NewClientset(reservePod, other)
-	koord := fake.NewSimpleClientset(pending)
-	kubeInformers := informers.NewSharedInformerFactory(kube, 0)
-	factory := NewFactory(crdinformers.NewForClient(koord), WithClock(testingclock.NewFakeClock(now)))
-	withArgs := func(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-		return factory(ctx, argsWith(t, nil), h)
-	}
-	fw, err := tf.NewFramework(ctx, []tf.RegisterPluginFunc{
+	other := utiltesting.MakePod("p").Req(utiltesting.Resources("cpu", "1")).Obj()
+	env := plugintest.New(t, plugintest.WithObjects(reservePod, other, pending))
+	var plugin *Plugin
+	args := plugintest.Args[config.ReservationArgs, configv1.ReservationArgs](t, nil)
+	fw := env.Framework(t, "koord-scheduler",
 		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
-		tf.RegisterBindPlugin(Name, withArgs),
+		tf.RegisterBindPlugin(Name, plugintest.Capture(env, NewFactory(env.CRDs, WithClock(env.Clock)), args, &plugin)),
 		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
-	}, "koord-scheduler", frameworkruntime.WithClientSet(kube), frameworkruntime.WithInformerFactory(kubeInformers))
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeInformers.Start(ctx.Done())
+	)
+	ctx, kube, koord := env.Ctx, env.Kube, env.Koord
 
 	if s := fw.RunBindPlugins(ctx, framework.NewCycleState(), other, "n1"); !s.IsSuccess() {
 		t.Fatalf("bind other pod = %v", s)

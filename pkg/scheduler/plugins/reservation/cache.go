@@ -99,16 +99,7 @@ type Cache struct {
 	resvs  map[types.UID]*entry
 	allocs map[types.UID]*allocation
 	snap   *Snapshot
-	// dropped holds the last version seen not placed (pending, used up, failed, deleted) of the most recently
-	// dropped maxDropped reservations, so that an older event (kube-scheduler's informer and the plugin's
-	// deliver the same changes independently) does not bring a dropped reservation back. A reservation placed
-	// again keeps its entry: any version that places it is newer.
-	dropped      map[types.UID]string
-	droppedOrder []types.UID
 }
-
-// maxDropped bounds the versions the cache keeps of dropped reservations.
-const maxDropped = 4096
 
 // NewCache returns an empty cache; reservations never hold the ignored resources.
 func NewCache(ignored []corev1.ResourceName) *Cache {
@@ -116,30 +107,21 @@ func NewCache(ignored []corev1.ResourceName) *Cache {
 		ignored: sets.New(ignored...),
 		resvs:   map[types.UID]*entry{},
 		allocs:  map[types.UID]*allocation{},
-		dropped: map[types.UID]string{},
 	}
 }
 
-// dropLocked removes the reservation with uid and remembers version as its last one.
-func (c *Cache) dropLocked(uid types.UID, version string) {
+// dropLocked removes the reservation with uid.
+func (c *Cache) dropLocked(uid types.UID) {
 	if _, ok := c.resvs[uid]; ok {
 		delete(c.resvs, uid)
 		c.snap = nil
 	}
-	if _, ok := c.dropped[uid]; !ok {
-		c.droppedOrder = append(c.droppedOrder, uid)
-		if len(c.droppedOrder) > maxDropped {
-			delete(c.dropped, c.droppedOrder[0])
-			c.droppedOrder = c.droppedOrder[1:]
-		}
-	}
-	c.dropped[uid] = version
 }
 
 // UpdateReservation records r: an Available reservation with a node holds resources, any other is dropped
-// from the cache (its allocations stay, to count again should it come back). An object older than the one the
-// cache holds (Bind records its own write before the informer delivers it) is ignored. It returns the error of
-// owner entries that do not parse; the others still apply.
+// from the cache (its allocations stay, to count again should it come back). Versions reach it in order
+// through the plugin's plugins.Feed. It returns the error of owner entries that do not parse; the others still
+// apply.
 func (c *Cache) UpdateReservation(r *schedv1alpha1.Reservation) error {
 	placed := r.Status.Phase == schedv1alpha1.ReservationAvailable && r.Status.NodeName != "" && r.DeletionTimestamp == nil
 	var e *entry
@@ -156,27 +138,13 @@ func (c *Cache) UpdateReservation(r *schedv1alpha1.Reservation) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.resvs[r.UID]; ok && olderThan(r.ResourceVersion, old.resv.ResourceVersion) {
-		return nil
-	}
-	if version, ok := c.dropped[r.UID]; ok && olderThan(r.ResourceVersion, version) {
-		return nil
-	}
 	if e == nil {
-		c.dropLocked(r.UID, r.ResourceVersion)
+		c.dropLocked(r.UID)
 		return nil
 	}
 	c.resvs[r.UID] = e
 	c.snap = nil
 	return err
-}
-
-// olderThan reports whether resourceVersion a is older than b. Both come from the same apiserver, where they
-// are integers; versions that do not parse are never older.
-func olderThan(a, b string) bool {
-	x, errA := strconv.ParseUint(a, 10, 64)
-	y, errB := strconv.ParseUint(b, 10, 64)
-	return errA == nil && errB == nil && x < y
 }
 
 // orderOf returns the reservation-order label when it is a positive integer, else 0.
@@ -192,11 +160,7 @@ func orderOf(r *schedv1alpha1.Reservation) int64 {
 func (c *Cache) DeleteReservation(uid types.UID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	version := c.dropped[uid]
-	if e, ok := c.resvs[uid]; ok {
-		version = e.resv.ResourceVersion
-	}
-	c.dropLocked(uid, version)
+	c.dropLocked(uid)
 }
 
 // Placed returns the node of the reservation with uid when the cache holds it as Available.

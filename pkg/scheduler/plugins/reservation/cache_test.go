@@ -24,11 +24,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 func TestCacheUpdateReservation(t *testing.T) {
 	at := func(rv string, phase schedv1alpha1.ReservationPhase) *schedv1alpha1.Reservation {
-		return edited(reservation("r1", "n1", rl("cpu", "1", "example.com/gpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) {
+		return edited(reservation("r1", "n1", utiltesting.Resources("cpu", "1", "example.com/gpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) {
 			r.ResourceVersion = rv
 			r.Status.Phase = phase
 		})
@@ -49,14 +51,19 @@ func TestCacheUpdateReservation(t *testing.T) {
 			{resv: at("8", schedv1alpha1.ReservationAvailable), wantPlaced: true},
 		},
 		"being deleted holds nothing": {
-			{resv: edited(at("5", schedv1alpha1.ReservationAvailable), func(r *schedv1alpha1.Reservation) { r.DeletionTimestamp = &metav1.Time{Time: now} })},
+			{resv: edited(at("5", schedv1alpha1.ReservationAvailable), func(r *schedv1alpha1.Reservation) { r.DeletionTimestamp = &metav1.Time{Time: utiltesting.Now} })},
 		},
 	}
 	for name, steps := range tests {
 		t.Run(name, func(t *testing.T) {
 			c := NewCache([]corev1.ResourceName{"example.com/gpu"})
+			feed := plugins.NewFeed(func(r *schedv1alpha1.Reservation) {
+				if err := c.UpdateReservation(r); err != nil {
+					t.Error(err)
+				}
+			}, nil)
 			for i, s := range steps {
-				if err := c.UpdateReservation(s.resv); err != nil {
+				if err := feed.Update(s.resv); err != nil {
 					t.Fatal(err)
 				}
 				if _, placed := c.Placed("r1"); placed != s.wantPlaced {
@@ -74,7 +81,7 @@ func TestCacheUpdateReservation(t *testing.T) {
 
 func TestCacheReportsBadOwners(t *testing.T) {
 	c := NewCache(nil)
-	r := reservation("r1", "n1", rl("cpu", "1"), schedv1alpha1.ReservationOwner{LabelSelector: &metav1.LabelSelector{
+	r := reservation("r1", "n1", utiltesting.Resources("cpu", "1"), schedv1alpha1.ReservationOwner{LabelSelector: &metav1.LabelSelector{
 		MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Like"}},
 	}}, byLabel("web"))
 	err := c.UpdateReservation(r)

@@ -32,6 +32,7 @@ import (
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 )
 
 // Reasons of the Ready condition set by the controller besides the API's.
@@ -72,7 +73,7 @@ func (p *Plugin) every(ctx context.Context, interval time.Duration, f func()) {
 
 // enqueueAll queues every Reservation, or only the Succeeded and Failed ones.
 func (p *Plugin) enqueueAll(terminalOnly bool) {
-	list, err := p.reservations.List(labels.Everything())
+	list, err := p.reservationLister.List(labels.Everything())
 	if err != nil {
 		return
 	}
@@ -126,7 +127,7 @@ func expiry(r *schedv1alpha1.Reservation) (time.Time, bool) {
 // reconcile brings the Reservation name and its reserve pod in line. It returns how long to wait before
 // looking again (0: until the next event).
 func (p *Plugin) reconcile(ctx context.Context, name string) (time.Duration, error) {
-	r, err := p.reservations.Get(name)
+	r, err := p.reservationLister.Get(name)
 	if apierrors.IsNotFound(err) {
 		return 0, p.deleteStrayReservePods(ctx, name, "")
 	}
@@ -175,9 +176,9 @@ func (p *Plugin) ensureReservePod(ctx context.Context, r *schedv1alpha1.Reservat
 	ns := reservePodNamespace(r)
 	pod, err := p.pods.Pods(ns).Get(r.Name)
 	switch {
-	case err == nil && !isReservePod(pod):
+	case err == nil && !plugins.IsReservePod(pod):
 		return p.setPending(ctx, r, fmt.Sprintf("pod %s/%s already exists and is not the reserve pod of this reservation: rename the pod or the reservation", ns, r.Name))
-	case err == nil && pod.Labels[LabelReservationUID] != string(r.UID):
+	case err == nil && pod.Labels[plugins.LabelReservationUID] != string(r.UID):
 		// Left by an earlier Reservation of the same name: its deletion brings the Reservation back here.
 		return p.deleteStrayReservePods(ctx, r.Name, r.UID)
 	case err == nil:
@@ -282,8 +283,8 @@ func (p *Plugin) writeStatus(ctx context.Context, r *schedv1alpha1.Reservation, 
 	}
 	// The cache follows at once, as after Bind: pods requeued by the Reservation's event (kube-scheduler's
 	// own informer may deliver it before the plugin's) must not be retried against what it held before.
-	if err := p.cache.UpdateReservation(written); err != nil {
-		klog.FromContext(ctx).V(2).Info("Ignored owners of a Reservation", "reservation", klog.KObj(written), "err", err)
+	if err := p.reservations.Update(written); err != nil {
+		return err
 	}
 	if status.Phase != r.Status.Phase {
 		metrics.ReservationTransitions.WithLabelValues(string(status.Phase)).Inc()
@@ -312,13 +313,13 @@ func (p *Plugin) collect(ctx context.Context, r *schedv1alpha1.Reservation, now 
 
 // deleteStrayReservePods deletes the reserve pods of the Reservation name, except those of keep.
 func (p *Plugin) deleteStrayReservePods(ctx context.Context, name string, keep types.UID) error {
-	sel := labels.SelectorFromSet(labels.Set{LabelReservePod: "true", LabelReservationName: name})
+	sel := labels.SelectorFromSet(labels.Set{plugins.LabelReservePod: "true", plugins.LabelReservationName: name})
 	pods, err := p.pods.List(sel)
 	if err != nil {
 		return fmt.Errorf("list reserve pods of reservation %s: %w", name, err)
 	}
 	for _, pod := range pods {
-		if keep != "" && pod.Labels[LabelReservationUID] == string(keep) {
+		if keep != "" && pod.Labels[plugins.LabelReservationUID] == string(keep) {
 			continue
 		}
 		p.deleteReservePod(ctx, pod)

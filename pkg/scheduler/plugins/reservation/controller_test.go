@@ -20,18 +20,22 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 // reconcile runs the controller once for the reservation name and returns when it asks to look again.
 func (f *fixture) reconcile(t *testing.T, name string) time.Duration {
 	t.Helper()
-	after, err := f.plugin.reconcile(f.ctx, name)
+	after, err := f.plugin.reconcile(f.Ctx, name)
 	if err != nil {
 		t.Fatalf("reconcile(%s): %v", name, err)
 	}
@@ -41,7 +45,7 @@ func (f *fixture) reconcile(t *testing.T, name string) time.Duration {
 // get reads the reservation from the fake API.
 func (f *fixture) get(t *testing.T, name string) *schedv1alpha1.Reservation {
 	t.Helper()
-	r, err := f.koord.SchedulingV1alpha1().Reservations().Get(f.ctx, name, metav1.GetOptions{})
+	r, err := f.Koord.SchedulingV1alpha1().Reservations().Get(f.Ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("get reservation %s: %v", name, err)
 	}
@@ -52,8 +56,8 @@ func (f *fixture) get(t *testing.T, name string) *schedv1alpha1.Reservation {
 func (f *fixture) synced(t *testing.T, name string) {
 	t.Helper()
 	want := f.get(t, name).ResourceVersion
-	eventually(t, func() bool {
-		r, err := f.plugin.reservations.Get(name)
+	plugintest.Eventually(t, func() bool {
+		r, err := f.plugin.reservationLister.Get(name)
 		return err == nil && r.ResourceVersion == want
 	})
 }
@@ -68,22 +72,22 @@ func conditionOf(r *schedv1alpha1.Reservation, ct schedv1alpha1.ReservationCondi
 }
 
 func TestControllerReservePod(t *testing.T) {
-	f := newFixture(t, nil, []*schedv1alpha1.Reservation{reservation("r1", "", rl("cpu", "1"), byLabel("web"))}, nil, nil)
+	f := newFixture(t, nil, []*schedv1alpha1.Reservation{reservation("r1", "", utiltesting.Resources("cpu", "1"), byLabel("web"))}, nil, nil)
 	f.reconcile(t, "r1")
-	pod, err := f.kube.CoreV1().Pods(DefaultReservePodNamespace).Get(f.ctx, "r1", metav1.GetOptions{})
+	pod, err := f.Kube.CoreV1().Pods(DefaultReservePodNamespace).Get(f.Ctx, "r1", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("reserve pod: %v", err)
 	}
-	if !isReservePod(pod) || pod.Labels[LabelReservationUID] != "r1" {
+	if !plugins.IsReservePod(pod) || pod.Labels[plugins.LabelReservationUID] != "r1" {
 		t.Errorf("reserve pod labels = %v", pod.Labels)
 	}
 
 	// The scheduler cannot place it: the reservation says why.
 	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes are available: 3 Insufficient cpu."}}
-	if _, err := f.kube.CoreV1().Pods(pod.Namespace).UpdateStatus(f.ctx, pod, metav1.UpdateOptions{}); err != nil {
+	if _, err := f.Kube.CoreV1().Pods(pod.Namespace).UpdateStatus(f.Ctx, pod, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func() bool {
+	plugintest.Eventually(t, func() bool {
 		p, err := f.plugin.pods.Pods(pod.Namespace).Get("r1")
 		return err == nil && len(p.Status.Conditions) == 1
 	})
@@ -96,19 +100,19 @@ func TestControllerReservePod(t *testing.T) {
 	}
 
 	// Reservation deleted: its reserve pod goes.
-	if err := f.koord.SchedulingV1alpha1().Reservations().Delete(f.ctx, "r1", metav1.DeleteOptions{}); err != nil {
+	if err := f.Koord.SchedulingV1alpha1().Reservations().Delete(f.Ctx, "r1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func() bool { _, err := f.plugin.reservations.Get("r1"); return apierrors.IsNotFound(err) })
+	plugintest.Eventually(t, func() bool { _, err := f.plugin.reservationLister.Get("r1"); return apierrors.IsNotFound(err) })
 	f.reconcile(t, "r1")
-	if _, err := f.kube.CoreV1().Pods(pod.Namespace).Get(f.ctx, "r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := f.Kube.CoreV1().Pods(pod.Namespace).Get(f.Ctx, "r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("stray reserve pod: %v", err)
 	}
 }
 
 func TestControllerStatus(t *testing.T) {
-	owner := allocating(on(pod("web-0", map[string]string{"app": "web"}, rl("cpu", "1", "memory", "1Gi")), "n1"), "r1")
-	n1 := node("n1", rl("cpu", "8"))
+	owner := allocating(utiltesting.MakePod("web-0").Labels(map[string]string{"app": "web"}).Req(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Node("n1").Obj(), "r1")
+	n1 := utiltesting.MakeNode("n1").Allocatable(utiltesting.Resources("cpu", "8")).Obj()
 	tests := map[string]struct {
 		resv *schedv1alpha1.Reservation
 		// deleteOwner deletes the owner pod after the first reconcile.
@@ -120,21 +124,21 @@ func TestControllerStatus(t *testing.T) {
 		wantCached    bool
 	}{
 		"allocate once: Succeeded after the first owner": {
-			resv:          reservation("r1", "n1", rl("cpu", "2"), byLabel("web")),
+			resv:          reservation("r1", "n1", utiltesting.Resources("cpu", "2"), byLabel("web")),
 			wantPhase:     schedv1alpha1.ReservationSucceeded,
 			wantOwners:    []string{"default/web-0"},
-			wantAllocated: rl("cpu", "1"),
+			wantAllocated: utiltesting.Resources("cpu", "1"),
 			wantReady:     "False/Succeeded: Reservation is allocated by pod default/web-0",
 		},
 		"multi-use stays Available": {
-			resv:          edited(reservation("r1", "n1", rl("cpu", "2"), byLabel("web")), multiUse),
+			resv:          edited(reservation("r1", "n1", utiltesting.Resources("cpu", "2"), byLabel("web")), multiUse),
 			wantPhase:     schedv1alpha1.ReservationAvailable,
 			wantOwners:    []string{"default/web-0"},
-			wantAllocated: rl("cpu", "1"),
+			wantAllocated: utiltesting.Resources("cpu", "1"),
 			wantCached:    true,
 		},
 		"owner deleted releases": {
-			resv:        edited(reservation("r1", "n1", rl("cpu", "2"), byLabel("web")), multiUse),
+			resv:        edited(reservation("r1", "n1", utiltesting.Resources("cpu", "2"), byLabel("web")), multiUse),
 			deleteOwner: true,
 			wantPhase:   schedv1alpha1.ReservationAvailable,
 			wantCached:  true,
@@ -145,10 +149,10 @@ func TestControllerStatus(t *testing.T) {
 			f := newFixture(t, nil, []*schedv1alpha1.Reservation{tc.resv}, []*corev1.Node{n1}, []*corev1.Pod{owner})
 			f.reconcile(t, "r1")
 			if tc.deleteOwner {
-				if err := f.kube.CoreV1().Pods("default").Delete(f.ctx, "web-0", metav1.DeleteOptions{}); err != nil {
+				if err := f.Kube.CoreV1().Pods("default").Delete(f.Ctx, "web-0", metav1.DeleteOptions{}); err != nil {
 					t.Fatal(err)
 				}
-				eventually(t, func() bool { return f.view("r1").Owners == 0 })
+				plugintest.Eventually(t, func() bool { return f.view("r1").Owners == 0 })
 				f.synced(t, "r1")
 				f.reconcile(t, "r1")
 			}
@@ -180,13 +184,13 @@ func TestControllerStatus(t *testing.T) {
 
 func TestControllerRebuildsAllocationsOnStart(t *testing.T) {
 	owners := []*corev1.Pod{
-		allocating(on(pod("web-0", map[string]string{"app": "web"}, rl("cpu", "1")), "n1"), "r1"),
-		allocating(on(pod("web-1", map[string]string{"app": "web"}, rl("cpu", "500m")), "n1"), "r1"),
+		allocating(utiltesting.MakePod("web-0").Labels(map[string]string{"app": "web"}).Req(utiltesting.Resources("cpu", "1")).Node("n1").Obj(), "r1"),
+		allocating(utiltesting.MakePod("web-1").Labels(map[string]string{"app": "web"}).Req(utiltesting.Resources("cpu", "500m")).Node("n1").Obj(), "r1"),
 		// Not bound yet: its allocation was only assumed by the scheduler that stopped.
-		allocating(pod("web-2", map[string]string{"app": "web"}, rl("cpu", "500m")), "r1"),
+		allocating(utiltesting.MakePod("web-2").Labels(map[string]string{"app": "web"}).Req(utiltesting.Resources("cpu", "500m")).Obj(), "r1"),
 	}
-	f := newFixture(t, nil, []*schedv1alpha1.Reservation{edited(reservation("r1", "n1", rl("cpu", "4"), byLabel("web")), multiUse)}, []*corev1.Node{node("n1", rl("cpu", "8"))}, owners)
-	eventually(t, func() bool { return f.view("r1").Owners == 2 })
+	f := newFixture(t, nil, []*schedv1alpha1.Reservation{edited(reservation("r1", "n1", utiltesting.Resources("cpu", "4"), byLabel("web")), multiUse)}, []*corev1.Node{utiltesting.MakeNode("n1").Allocatable(utiltesting.Resources("cpu", "8")).Obj()}, owners)
+	plugintest.Eventually(t, func() bool { return f.view("r1").Owners == 2 })
 	if diff := cmp.Diff(resvView{Allocated: "cpu=1500m", Held: "cpu=2500m", Owners: 2}, f.view("r1")); diff != "" {
 		t.Errorf("rebuilt reservation (-want,+got):\n%s", diff)
 	}
@@ -201,15 +205,15 @@ func TestControllerExpiry(t *testing.T) {
 		wantReady string
 	}{
 		"ttl": {
-			resv:      edited(reservation("r1", "n1", rl("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) { r.Spec.TTL = &metav1.Duration{Duration: time.Hour} }),
+			resv:      edited(reservation("r1", "n1", utiltesting.Resources("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) { r.Spec.TTL = &metav1.Duration{Duration: time.Hour} }),
 			wantAfter: time.Hour,
 			step:      time.Hour,
 			wantPhase: schedv1alpha1.ReservationFailed,
 			wantReady: "False/Expired: Reservation expired at 2026-07-01T13:00:00Z",
 		},
 		"expires wins over ttl": {
-			resv: edited(reservation("r1", "n1", rl("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) {
-				r.Spec.Expires = &metav1.Time{Time: now.Add(10 * time.Minute)}
+			resv: edited(reservation("r1", "n1", utiltesting.Resources("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) {
+				r.Spec.Expires = &metav1.Time{Time: utiltesting.Now.Add(10 * time.Minute)}
 			}),
 			wantAfter: 10 * time.Minute,
 			step:      10 * time.Minute,
@@ -217,18 +221,18 @@ func TestControllerExpiry(t *testing.T) {
 			wantReady: "False/Expired: Reservation expired at 2026-07-01T12:10:00Z",
 		},
 		"ttl 0 never expires": {
-			resv:      edited(reservation("r1", "n1", rl("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) { r.Spec.TTL = &metav1.Duration{} }),
+			resv:      edited(reservation("r1", "n1", utiltesting.Resources("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) { r.Spec.TTL = &metav1.Duration{} }),
 			step:      1000 * time.Hour,
 			wantPhase: schedv1alpha1.ReservationAvailable,
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			f := newFixture(t, nil, []*schedv1alpha1.Reservation{tc.resv}, []*corev1.Node{node("n1", rl("cpu", "8"))}, nil)
+			f := newFixture(t, nil, []*schedv1alpha1.Reservation{tc.resv}, []*corev1.Node{utiltesting.MakeNode("n1").Allocatable(utiltesting.Resources("cpu", "8")).Obj()}, nil)
 			if diff := cmp.Diff(tc.wantAfter, f.reconcile(t, "r1")); diff != "" {
 				t.Errorf("requeue after (-want,+got):\n%s", diff)
 			}
-			f.clock.Step(tc.step)
+			f.Clock.Step(tc.step)
 			f.reconcile(t, "r1")
 			got := f.get(t, "r1")
 			if diff := cmp.Diff([]string{string(tc.wantPhase), tc.wantReady}, []string{string(got.Status.Phase), conditionOf(got, schedv1alpha1.ReservationConditionReady)}); diff != "" {
@@ -243,23 +247,23 @@ func TestControllerExpiry(t *testing.T) {
 }
 
 func TestControllerExpiryDeletesReservePod(t *testing.T) {
-	r := edited(reservation("r1", "", rl("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) { r.Spec.TTL = &metav1.Duration{Duration: time.Minute} })
+	r := edited(reservation("r1", "", utiltesting.Resources("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) { r.Spec.TTL = &metav1.Duration{Duration: time.Minute} })
 	f := newFixture(t, nil, []*schedv1alpha1.Reservation{r}, nil, nil)
 	f.reconcile(t, "r1")
-	eventually(t, func() bool { _, err := f.plugin.pods.Pods(DefaultReservePodNamespace).Get("r1"); return err == nil })
+	plugintest.Eventually(t, func() bool { _, err := f.plugin.pods.Pods(DefaultReservePodNamespace).Get("r1"); return err == nil })
 	f.synced(t, "r1")
-	f.clock.Step(time.Minute)
+	f.Clock.Step(time.Minute)
 	f.reconcile(t, "r1")
 	if got := f.get(t, "r1").Status.Phase; got != schedv1alpha1.ReservationFailed {
 		t.Errorf("phase = %s, want Failed", got)
 	}
-	if _, err := f.kube.CoreV1().Pods(DefaultReservePodNamespace).Get(f.ctx, "r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := f.Kube.CoreV1().Pods(DefaultReservePodNamespace).Get(f.Ctx, "r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("reserve pod of an expired reservation: %v", err)
 	}
 }
 
 func TestControllerNodeDeleted(t *testing.T) {
-	f := newFixture(t, nil, []*schedv1alpha1.Reservation{reservation("r1", "gone", rl("cpu", "1"), byLabel("web"))}, []*corev1.Node{node("n1", rl("cpu", "8"))}, nil)
+	f := newFixture(t, nil, []*schedv1alpha1.Reservation{reservation("r1", "gone", utiltesting.Resources("cpu", "1"), byLabel("web"))}, []*corev1.Node{utiltesting.MakeNode("n1").Allocatable(utiltesting.Resources("cpu", "8")).Obj()}, nil)
 	f.reconcile(t, "r1")
 	got := f.get(t, "r1")
 	if diff := cmp.Diff([]string{"Failed", "False/NodeDeleted: node gone was deleted"}, []string{string(got.Status.Phase), conditionOf(got, schedv1alpha1.ReservationConditionReady)}); diff != "" {
@@ -268,11 +272,11 @@ func TestControllerNodeDeleted(t *testing.T) {
 }
 
 func TestControllerGC(t *testing.T) {
-	ended := edited(reservation("r1", "n1", rl("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) {
+	ended := edited(reservation("r1", "n1", utiltesting.Resources("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) {
 		r.Status.Phase = schedv1alpha1.ReservationSucceeded
 		r.Status.Conditions = []schedv1alpha1.ReservationCondition{{
 			Type: schedv1alpha1.ReservationConditionReady, Status: schedv1alpha1.ConditionStatusFalse, Reason: schedv1alpha1.ReasonReservationSucceeded,
-			LastTransitionTime: metav1.NewTime(now.Add(-time.Hour)),
+			LastTransitionTime: metav1.NewTime(utiltesting.Now.Add(-time.Hour)),
 		}}
 	})
 	f := newFixture(t, nil, []*schedv1alpha1.Reservation{ended}, nil, nil)
@@ -280,26 +284,26 @@ func TestControllerGC(t *testing.T) {
 		t.Errorf("requeue after (-want,+got):\n%s", diff)
 	}
 	f.get(t, "r1")
-	f.clock.Step(23 * time.Hour)
+	f.Clock.Step(23 * time.Hour)
 	f.reconcile(t, "r1")
-	if _, err := f.koord.SchedulingV1alpha1().Reservations().Get(f.ctx, "r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := f.Koord.SchedulingV1alpha1().Reservations().Get(f.Ctx, "r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("reservation after gcDurationSeconds: %v", err)
 	}
 }
 
 func TestControllerDoesNotRecreateAfterBind(t *testing.T) {
-	r := reservation("r1", "", rl("cpu", "1"), byLabel("web"))
+	r := reservation("r1", "", utiltesting.Resources("cpu", "1"), byLabel("web"))
 	f := newFixture(t, nil, []*schedv1alpha1.Reservation{r}, nil, nil)
 	// Bind placed the reservation and deleted its pod; the informer still has the Pending copy.
 	placed := f.get(t, "r1")
 	placed.Status.NodeName, placed.Status.Phase = "n1", schedv1alpha1.ReservationAvailable
-	if _, err := f.koord.SchedulingV1alpha1().Reservations().UpdateStatus(f.ctx, placed, metav1.UpdateOptions{}); err != nil {
+	if _, err := f.Koord.SchedulingV1alpha1().Reservations().UpdateStatus(f.Ctx, placed, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.plugin.ensureReservePod(f.ctx, r); err != nil {
+	if err := f.plugin.ensureReservePod(f.Ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.kube.CoreV1().Pods(DefaultReservePodNamespace).Get(f.ctx, "r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := f.Kube.CoreV1().Pods(DefaultReservePodNamespace).Get(f.Ctx, "r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("reserve pod recreated for a placed reservation: %v", err)
 	}
 }

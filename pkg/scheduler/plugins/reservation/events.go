@@ -18,54 +18,41 @@ package reservation
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 )
-
-// ReservationEvent is the resource of Reservation events in kube-scheduler's queue.
-var ReservationEvent = fwk.EventResource(fmt.Sprintf("reservations.%s.%s", schedv1alpha1.SchemeGroupVersion.Version, schedv1alpha1.SchemeGroupVersion.Group))
 
 // EventsToRegister returns the events after which a pod this plugin rejected may fit: a Reservation placed,
 // changed, ended or deleted; an assigned pod deleted (it may release an allocation or free the node); a node
 // added or its allocatable changed.
 func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: ReservationEvent, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: p.isSchedulableAfterReservationChange},
+		{Event: fwk.ClusterEvent{Resource: plugins.ReservationEvents, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: p.isSchedulableAfterReservationChange},
 		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Delete}},
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable}},
 	}, nil
 }
 
 // isSchedulableAfterReservationChange queues the pod when a Reservation is added or deleted, or when its spec,
-// labels, phase, node, allocatable or allocated change; condition-only updates are skipped. kube-scheduler's
-// informer delivers the event, possibly before the plugin's own: the hint hands the object to the cache first,
-// so that the retry it causes sees it (the cache keeps the newer version).
+// labels, phase, node, allocatable or allocated change; condition-only updates are skipped. The event goes to
+// the cache first (plugins.Feed), so that the retry it causes sees it.
 func (p *Plugin) isSchedulableAfterReservationChange(logger klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
-	switch {
-	case newObj != nil:
-		if r, err := crdinformers.As[schedv1alpha1.Reservation](newObj); err == nil {
-			_ = p.cache.UpdateReservation(r) // Unreadable owners are logged by the plugin's own handler.
-		}
-	case oldObj != nil:
-		if r, err := crdinformers.As[schedv1alpha1.Reservation](oldObj); err == nil {
-			p.cache.DeleteReservation(r.UID)
-		}
+	if err := p.reservations.Event(oldObj, newObj); err != nil {
+		return fwk.Queue, err
 	}
 	if oldObj == nil || newObj == nil {
 		return fwk.Queue, nil
 	}
-	oldR, err := crdinformers.As[schedv1alpha1.Reservation](oldObj)
+	oldR, err := p.reservations.Object(oldObj)
 	if err != nil {
 		return fwk.Queue, err
 	}
-	newR, err := crdinformers.As[schedv1alpha1.Reservation](newObj)
+	newR, err := p.reservations.Object(newObj)
 	if err != nil {
 		return fwk.Queue, err
 	}

@@ -31,6 +31,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 )
 
 // preFilterStateKey is the CycleState key of the pod's state.
@@ -71,10 +72,10 @@ func (p *Plugin) PreFilter(ctx context.Context, cs fwk.CycleState, pod *corev1.P
 	requests := podResources(pod, p.cache.ignored)
 	s := &preFilterState{snap: p.cache.Snapshot(), requests: requests, names: slices.Sorted(maps.Keys(requests)), matched: sets.New[types.UID]()}
 	switch {
-	case isReservePod(pod):
+	case plugins.IsReservePod(pod):
 		// A reserve pod never allocates another reservation.
-		if node, ok := p.cache.Placed(types.UID(pod.Labels[LabelReservationUID])); ok {
-			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("reservation %q is already placed on node %q", pod.Labels[LabelReservationName], node))
+		if node, ok := p.cache.Placed(types.UID(pod.Labels[plugins.LabelReservationUID])); ok {
+			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("reservation %q is already placed on node %q", pod.Labels[plugins.LabelReservationName], node))
 		}
 	case extension.IsReservationIgnored(pod):
 		// The pod ignores reservations: it may not use any, and their held resources stay held.

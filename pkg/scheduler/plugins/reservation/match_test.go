@@ -20,6 +20,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,8 +34,10 @@ import (
 )
 
 func TestMatching(t *testing.T) {
-	cpu1 := rl("cpu", "1")
-	web := func(name string) *corev1.Pod { return pod(name, map[string]string{"app": "web"}, cpu1) }
+	cpu1 := utiltesting.Resources("cpu", "1")
+	web := func(name string) *corev1.Pod {
+		return utiltesting.MakePod(name).Labels(map[string]string{"app": "web"}).Req(cpu1).Obj()
+	}
 	withAffinity := func(p *corev1.Pod, a *extension.ReservationAffinity) *corev1.Pod {
 		if err := extension.SetReservationAffinity(p, a); err != nil {
 			t.Fatal(err)
@@ -151,7 +156,7 @@ func TestMatching(t *testing.T) {
 		},
 		"ignored label uses nothing": {
 			resvs: []*schedv1alpha1.Reservation{reservation("r1", "n1", cpu1, byLabel("web"))},
-			pod:   pod("p", map[string]string{"app": "web", extension.LabelReservationIgnored: "true"}, cpu1),
+			pod:   utiltesting.MakePod("p").Labels(map[string]string{"app": "web", extension.LabelReservationIgnored: "true"}).Req(cpu1).Obj(),
 		},
 		"pending, failed and succeeded reservations are not placed": {
 			resvs: []*schedv1alpha1.Reservation{
@@ -168,11 +173,11 @@ func TestMatching(t *testing.T) {
 		},
 		"reserve pod matches no reservation even with owner labels": {
 			resvs: []*schedv1alpha1.Reservation{reservation("r1", "n1", cpu1, byLabel("web"))},
-			pod:   pod("r2", map[string]string{"app": "web", LabelReservePod: "true", LabelReservationName: "r2", LabelReservationUID: "r2"}, cpu1),
+			pod:   utiltesting.MakePod("r2").Labels(map[string]string{"app": "web", plugins.LabelReservePod: "true", plugins.LabelReservationName: "r2", plugins.LabelReservationUID: "r2"}).Req(cpu1).Obj(),
 		},
 		"reserve pod of a placed reservation": {
 			resvs:    []*schedv1alpha1.Reservation{reservation("r1", "n1", cpu1, byLabel("web"))},
-			pod:      pod("r1", map[string]string{LabelReservePod: "true", LabelReservationName: "r1", LabelReservationUID: "r1"}, cpu1),
+			pod:      utiltesting.MakePod("r1").Labels(map[string]string{plugins.LabelReservePod: "true", plugins.LabelReservationName: "r1", plugins.LabelReservationUID: "r1"}).Req(cpu1).Obj(),
 			wantCode: []string{"UnschedulableAndUnresolvable", `reservation "r1" is already placed on node "n1"`},
 		},
 	}

@@ -17,27 +17,24 @@ limitations under the License.
 package reservation
 
 import (
-	"context"
 	"strings"
 	"testing"
+
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
-	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
-	testingclock "k8s.io/utils/clock/testing"
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
-	"github.com/koord-dev/koord/pkg/client/clientset/versioned/fake"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
-	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 func TestNewFactory(t *testing.T) {
@@ -50,26 +47,17 @@ func TestNewFactory(t *testing.T) {
 			wantErr: "want args of type ReservationArgs",
 		},
 		"invalid args": {
-			args:    argsWith(t, func(a *configv1.ReservationArgs) { a.GCDurationSeconds = -1 }),
+			args:    plugintest.Args[config.ReservationArgs](t, func(a *configv1.ReservationArgs) { a.GCDurationSeconds = -1 }),
 			wantErr: "pluginConfig[Reservation].args.gcDurationSeconds: Invalid value: -1: must be greater than 0",
 		},
 		"controller places a pending reservation's reserve pod": {
-			args: argsWith(t, nil),
+			args: plugintest.Args[config.ReservationArgs, configv1.ReservationArgs](t, nil),
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, ctx := ktesting.NewTestContext(t)
-			ctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			kube := kubefake.NewClientset()
-			kubeInformers := informers.NewSharedInformerFactory(kube, 0)
-			fh, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithInformerFactory(kubeInformers), frameworkruntime.WithClientSet(kube))
-			if err != nil {
-				t.Fatal(err)
-			}
-			koord := fake.NewSimpleClientset(reservation("r1", "", rl("cpu", "1"), byLabel("web")))
-			_, err = NewFactory(crdinformers.NewForClient(koord), WithClock(testingclock.NewFakeClock(now)))(ctx, tc.args, fh)
+			env := plugintest.New(t, plugintest.WithObjects(reservation("r1", "", utiltesting.Resources("cpu", "1"), byLabel("web"))))
+			_, err := NewFactory(env.CRDs, WithClock(env.Clock))(env.Ctx, tc.args, env.Handle(t))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("NewFactory error = %v, want it to contain %q", err, tc.wantErr)
@@ -79,9 +67,9 @@ func TestNewFactory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			kubeInformers.Start(ctx.Done())
-			eventually(t, func() bool {
-				_, err := kube.CoreV1().Pods(DefaultReservePodNamespace).Get(ctx, "r1", metav1.GetOptions{})
+			env.Start(t)
+			plugintest.Eventually(t, func() bool {
+				_, err := env.Kube.CoreV1().Pods(DefaultReservePodNamespace).Get(env.Ctx, "r1", metav1.GetOptions{})
 				return err == nil
 			})
 		})
@@ -89,7 +77,7 @@ func TestNewFactory(t *testing.T) {
 }
 
 func TestReservationHint(t *testing.T) {
-	base := reservation("r1", "n1", rl("cpu", "1"), byLabel("web"))
+	base := reservation("r1", "n1", utiltesting.Resources("cpu", "1"), byLabel("web"))
 	toUnstructured := func(r *schedv1alpha1.Reservation) *unstructured.Unstructured {
 		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(r)
 		if err != nil {
@@ -110,7 +98,7 @@ func TestReservationHint(t *testing.T) {
 		},
 		"allocated changed, from the dynamic informer": {
 			oldObj: toUnstructured(base),
-			newObj: toUnstructured(edited(base.DeepCopy(), func(r *schedv1alpha1.Reservation) { r.Status.Allocated = rl("cpu", "1") })),
+			newObj: toUnstructured(edited(base.DeepCopy(), func(r *schedv1alpha1.Reservation) { r.Status.Allocated = utiltesting.Resources("cpu", "1") })),
 			want:   fwk.Queue,
 		},
 		"only conditions changed": {
@@ -123,9 +111,8 @@ func TestReservationHint(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			logger, _ := ktesting.NewTestContext(t)
-			p := &Plugin{cache: NewCache(nil)}
-			got, err := p.isSchedulableAfterReservationChange(logger, pod("p", nil, nil), tc.oldObj, tc.newObj)
+			f := newFixture(t, nil, nil, nil, nil)
+			got, err := f.plugin.isSchedulableAfterReservationChange(f.Logger, utiltesting.MakePod("p").Obj(), tc.oldObj, tc.newObj)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,8 +121,8 @@ func TestReservationHint(t *testing.T) {
 			}
 		})
 	}
-	p := &Plugin{cache: NewCache(nil)}
-	if _, err := p.isSchedulableAfterReservationChange(testLogger(t), pod("p", nil, nil), &corev1.Pod{}, base); err == nil {
+	p := newFixture(t, nil, nil, nil, nil).plugin
+	if _, err := p.isSchedulableAfterReservationChange(testLogger(t), utiltesting.MakePod("p").Obj(), &corev1.Pod{}, base); err == nil {
 		t.Error("a pod passed as a Reservation gave no error")
 	}
 
@@ -143,7 +130,7 @@ func TestReservationHint(t *testing.T) {
 	// placed Reservation, and no longer sees it once it failed or went.
 	placed := edited(base.DeepCopy(), func(r *schedv1alpha1.Reservation) {
 		r.ResourceVersion = "5"
-		r.Status.Phase, r.Status.NodeName, r.Status.Allocatable = schedv1alpha1.ReservationAvailable, "n1", rl("cpu", "1")
+		r.Status.Phase, r.Status.NodeName, r.Status.Allocatable = schedv1alpha1.ReservationAvailable, "n1", utiltesting.Resources("cpu", "1")
 	})
 	failed := edited(placed.DeepCopy(), func(r *schedv1alpha1.Reservation) {
 		r.ResourceVersion = "6"
@@ -159,7 +146,7 @@ func TestReservationHint(t *testing.T) {
 		{"placed again from an older event", base, placed, false},
 		{"deleted", failed, nil, false},
 	} {
-		if _, err := p.isSchedulableAfterReservationChange(testLogger(t), pod("p", nil, nil), step.oldObj, step.newObj); err != nil {
+		if _, err := p.isSchedulableAfterReservationChange(testLogger(t), utiltesting.MakePod("p").Obj(), step.oldObj, step.newObj); err != nil {
 			t.Fatalf("%s: %v", step.name, err)
 		}
 		if _, got := p.cache.Placed(placed.UID); got != step.wantPlaced {

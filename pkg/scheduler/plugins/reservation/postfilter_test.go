@@ -22,11 +22,12 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 // TestPostFilter: a reserve pod does not go on to preemption unless enablePreemption is set; other pods do.
 func TestPostFilter(t *testing.T) {
-	reservePod, err := newReservePod(reservation("r1", "", rl("cpu", "1"), byLabel("web")))
+	reservePod, err := newReservePod(reservation("r1", "", utiltesting.Resources("cpu", "1"), byLabel("web")))
 	if err != nil {
 		t.Fatal(err)
 	}

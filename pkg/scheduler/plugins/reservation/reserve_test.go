@@ -19,6 +19,8 @@ package reservation
 import (
 	"testing"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +28,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
 // resvView is what a test checks of a reservation in the cache.
@@ -51,15 +54,17 @@ func (f *fixture) reserve(t *testing.T, pod *corev1.Pod, node string) fwk.CycleS
 	if !s.IsSuccess() && !s.IsSkip() {
 		t.Fatalf("PreFilter = %v", s)
 	}
-	if s := f.plugin.Reserve(f.ctx, cs, pod, node); !s.IsSuccess() {
+	if s := f.plugin.Reserve(f.Ctx, cs, pod, node); !s.IsSuccess() {
 		t.Fatalf("Reserve = %v", s)
 	}
 	return cs
 }
 
 func TestReserveUnreserve(t *testing.T) {
-	n1 := node("n1", rl("cpu", "8", "memory", "16Gi"))
-	web := func(name, cpu string) *corev1.Pod { return pod(name, map[string]string{"app": "web"}, rl("cpu", cpu)) }
+	n1 := utiltesting.MakeNode("n1").Allocatable(utiltesting.Resources("cpu", "8", "memory", "16Gi")).Obj()
+	web := func(name, cpu string) *corev1.Pod {
+		return utiltesting.MakePod(name).Labels(map[string]string{"app": "web"}).Req(utiltesting.Resources("cpu", cpu)).Obj()
+	}
 	tests := map[string]struct {
 		resv *schedv1alpha1.Reservation
 		// pods are reserved on n1 in turn.
@@ -68,26 +73,26 @@ func TestReserveUnreserve(t *testing.T) {
 		wantAfterLast resvView // after Unreserve of the last pod
 	}{
 		"allocate once: the first owner takes it": {
-			resv:          reservation("r1", "n1", rl("cpu", "2"), byLabel("web")),
+			resv:          reservation("r1", "n1", utiltesting.Resources("cpu", "2"), byLabel("web")),
 			pods:          []*corev1.Pod{web("a", "1")},
 			want:          resvView{Allocated: "cpu=1", Held: "", Owners: 1},
 			wantAfterLast: resvView{Allocated: "", Held: "cpu=2"},
 		},
 		"allocate once: a second owner gets nothing": {
-			resv:          reservation("r1", "n1", rl("cpu", "2"), byLabel("web")),
+			resv:          reservation("r1", "n1", utiltesting.Resources("cpu", "2"), byLabel("web")),
 			pods:          []*corev1.Pod{web("a", "1"), web("b", "1")},
 			want:          resvView{Allocated: "cpu=1", Held: "", Owners: 1},
 			wantAfterLast: resvView{Allocated: "cpu=1", Held: "", Owners: 1},
 		},
 		"multi-use: owners add up, only reserved resources count": {
-			resv:          edited(reservation("r1", "n1", rl("cpu", "3"), byLabel("web")), multiUse),
-			pods:          []*corev1.Pod{web("a", "1"), pod("b", map[string]string{"app": "web"}, rl("cpu", "1500m", "memory", "1Gi"))},
+			resv:          edited(reservation("r1", "n1", utiltesting.Resources("cpu", "3"), byLabel("web")), multiUse),
+			pods:          []*corev1.Pod{web("a", "1"), utiltesting.MakePod("b").Labels(map[string]string{"app": "web"}).Req(utiltesting.Resources("cpu", "1500m", "memory", "1Gi")).Obj()},
 			want:          resvView{Allocated: "cpu=2500m", Held: "cpu=500m", Owners: 2},
 			wantAfterLast: resvView{Allocated: "cpu=1", Held: "cpu=2", Owners: 1},
 		},
 		"non-owner allocates nothing": {
-			resv:          reservation("r1", "n1", rl("cpu", "2"), byLabel("web")),
-			pods:          []*corev1.Pod{pod("x", nil, rl("cpu", "1"))},
+			resv:          reservation("r1", "n1", utiltesting.Resources("cpu", "2"), byLabel("web")),
+			pods:          []*corev1.Pod{utiltesting.MakePod("x").Req(utiltesting.Resources("cpu", "1")).Obj()},
 			want:          resvView{Allocated: "", Held: "cpu=2"},
 			wantAfterLast: resvView{Allocated: "", Held: "cpu=2"},
 		},
@@ -102,7 +107,7 @@ func TestReserveUnreserve(t *testing.T) {
 			if diff := cmp.Diff(tc.want, f.view("r1")); diff != "" {
 				t.Errorf("after Reserve (-want,+got):\n%s", diff)
 			}
-			f.plugin.Unreserve(f.ctx, last, tc.pods[len(tc.pods)-1], "n1")
+			f.plugin.Unreserve(f.Ctx, last, tc.pods[len(tc.pods)-1], "n1")
 			if diff := cmp.Diff(tc.wantAfterLast, f.view("r1")); diff != "" {
 				t.Errorf("after Unreserve (-want,+got):\n%s", diff)
 			}
@@ -111,7 +116,7 @@ func TestReserveUnreserve(t *testing.T) {
 }
 
 func TestChooseAndScore(t *testing.T) {
-	nodes := []*corev1.Node{node("n1", rl("cpu", "8")), node("n2", rl("cpu", "8")), node("n3", rl("cpu", "8"))}
+	nodes := []*corev1.Node{utiltesting.MakeNode("n1").Allocatable(utiltesting.Resources("cpu", "8")).Obj(), utiltesting.MakeNode("n2").Allocatable(utiltesting.Resources("cpu", "8")).Obj(), utiltesting.MakeNode("n3").Allocatable(utiltesting.Resources("cpu", "8")).Obj()}
 	ordered := func(r *schedv1alpha1.Reservation, order string) *schedv1alpha1.Reservation {
 		r.Labels = map[string]string{extension.LabelReservationOrder: order}
 		return r
@@ -123,10 +128,10 @@ func TestChooseAndScore(t *testing.T) {
 	}{
 		"smallest order first, zero order last": {
 			resvs: []*schedv1alpha1.Reservation{
-				ordered(reservation("a", "n1", rl("cpu", "1"), byLabel("web")), "2"),
-				ordered(reservation("b", "n1", rl("cpu", "4"), byLabel("web")), "1"),
-				reservation("c", "n1", rl("cpu", "1"), byLabel("web")),
-				ordered(reservation("d", "n2", rl("cpu", "1"), byLabel("web")), "3"),
+				ordered(reservation("a", "n1", utiltesting.Resources("cpu", "1"), byLabel("web")), "2"),
+				ordered(reservation("b", "n1", utiltesting.Resources("cpu", "4"), byLabel("web")), "1"),
+				reservation("c", "n1", utiltesting.Resources("cpu", "1"), byLabel("web")),
+				ordered(reservation("d", "n2", utiltesting.Resources("cpu", "1"), byLabel("web")), "3"),
 			},
 			wantChosen: map[string]string{"n1": "b", "n2": "d", "n3": ""},
 			// n1 holds the smallest order; d would be fully allocated: 100%.
@@ -134,10 +139,10 @@ func TestChooseAndScore(t *testing.T) {
 		},
 		"most allocated without order": {
 			resvs: []*schedv1alpha1.Reservation{
-				reservation("big", "n1", rl("cpu", "4"), byLabel("web")),
-				reservation("small", "n1", rl("cpu", "2"), byLabel("web")),
-				reservation("other", "n2", rl("cpu", "4"), byLabel("web")),
-				reservation("foreign", "n3", rl("cpu", "1"), byLabel("db")),
+				reservation("big", "n1", utiltesting.Resources("cpu", "4"), byLabel("web")),
+				reservation("small", "n1", utiltesting.Resources("cpu", "2"), byLabel("web")),
+				reservation("other", "n2", utiltesting.Resources("cpu", "4"), byLabel("web")),
+				reservation("foreign", "n3", utiltesting.Resources("cpu", "1"), byLabel("db")),
 			},
 			wantChosen: map[string]string{"n1": "small", "n2": "other", "n3": ""},
 			// 1 of 2 cpu: 50; 1 of 4 cpu: 25; no matching reservation: 0.
@@ -147,17 +152,17 @@ func TestChooseAndScore(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t, nil, tc.resvs, nodes, nil)
-			p := pod("p", map[string]string{"app": "web"}, rl("cpu", "1"))
+			p := utiltesting.MakePod("p").Labels(map[string]string{"app": "web"}).Req(utiltesting.Resources("cpu", "1")).Obj()
 			gotScores := map[string]int64{}
 			cs, _, s := f.cycle(p)
 			if !s.IsSuccess() {
 				t.Fatalf("PreFilter = %v", s)
 			}
-			if s := f.plugin.PreScore(f.ctx, cs, p, nil); !s.IsSuccess() {
+			if s := f.plugin.PreScore(f.Ctx, cs, p, nil); !s.IsSuccess() {
 				t.Fatalf("PreScore = %v", s)
 			}
 			for _, n := range nodes {
-				score, s := f.plugin.Score(f.ctx, cs, p, nodeInfo(n))
+				score, s := f.plugin.Score(f.Ctx, cs, p, plugintest.NodeInfo(n))
 				if !s.IsSuccess() {
 					t.Fatalf("Score = %v", s)
 				}
@@ -173,7 +178,7 @@ func TestChooseAndScore(t *testing.T) {
 				if rs := getReserveState(cs); rs != nil {
 					gotChosen[n.Name] = rs.name
 				}
-				f.plugin.Unreserve(f.ctx, cs, p, n.Name)
+				f.plugin.Unreserve(f.Ctx, cs, p, n.Name)
 			}
 			if diff := cmp.Diff(tc.wantChosen, gotChosen); diff != "" {
 				t.Errorf("chosen reservations (-want,+got):\n%s", diff)
@@ -183,33 +188,33 @@ func TestChooseAndScore(t *testing.T) {
 }
 
 func TestPreScoreSkipsNonOwners(t *testing.T) {
-	f := newFixture(t, nil, []*schedv1alpha1.Reservation{reservation("r1", "n1", rl("cpu", "1"), byLabel("web"))}, nil, nil)
-	p := pod("p", nil, rl("cpu", "1"))
+	f := newFixture(t, nil, []*schedv1alpha1.Reservation{reservation("r1", "n1", utiltesting.Resources("cpu", "1"), byLabel("web"))}, nil, nil)
+	p := utiltesting.MakePod("p").Req(utiltesting.Resources("cpu", "1")).Obj()
 	cs, _, _ := f.cycle(p)
-	if s := f.plugin.PreScore(f.ctx, cs, p, nil); !s.IsSkip() {
+	if s := f.plugin.PreScore(f.Ctx, cs, p, nil); !s.IsSkip() {
 		t.Errorf("PreScore = %v, want Skip", s)
 	}
 }
 
 func TestPreBind(t *testing.T) {
-	n1 := node("n1", rl("cpu", "8"))
-	owner := pod("p", map[string]string{"app": "web"}, rl("cpu", "1"))
-	other := pod("q", nil, rl("cpu", "1"))
-	f := newFixture(t, nil, []*schedv1alpha1.Reservation{reservation("r1", "n1", rl("cpu", "2"), byLabel("web"))}, []*corev1.Node{n1}, []*corev1.Pod{owner, other})
+	n1 := utiltesting.MakeNode("n1").Allocatable(utiltesting.Resources("cpu", "8")).Obj()
+	owner := utiltesting.MakePod("p").Labels(map[string]string{"app": "web"}).Req(utiltesting.Resources("cpu", "1")).Obj()
+	other := utiltesting.MakePod("q").Req(utiltesting.Resources("cpu", "1")).Obj()
+	f := newFixture(t, nil, []*schedv1alpha1.Reservation{reservation("r1", "n1", utiltesting.Resources("cpu", "2"), byLabel("web"))}, []*corev1.Node{n1}, []*corev1.Pod{owner, other})
 
 	cs := f.reserve(t, other, "n1")
-	if _, s := f.plugin.PreBindPreFlight(f.ctx, cs, other, "n1"); !s.IsSkip() {
+	if _, s := f.plugin.PreBindPreFlight(f.Ctx, cs, other, "n1"); !s.IsSkip() {
 		t.Errorf("PreBindPreFlight(non-owner) = %v, want Skip", s)
 	}
 
 	cs = f.reserve(t, owner, "n1")
-	if _, s := f.plugin.PreBindPreFlight(f.ctx, cs, owner, "n1"); !s.IsSuccess() {
+	if _, s := f.plugin.PreBindPreFlight(f.Ctx, cs, owner, "n1"); !s.IsSuccess() {
 		t.Fatalf("PreBindPreFlight(owner) = %v", s)
 	}
-	if s := f.plugin.PreBind(f.ctx, cs, owner, "n1"); !s.IsSuccess() {
+	if s := f.plugin.PreBind(f.Ctx, cs, owner, "n1"); !s.IsSuccess() {
 		t.Fatalf("PreBind = %v", s)
 	}
-	got, err := f.kube.CoreV1().Pods("default").Get(f.ctx, "p", metav1.GetOptions{})
+	got, err := f.Kube.CoreV1().Pods("default").Get(f.Ctx, "p", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

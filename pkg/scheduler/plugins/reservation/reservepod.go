@@ -25,17 +25,11 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 )
 
-// Labels of reserve pods, and their defaults.
+// Defaults of reserve pods (their labels are in package plugins).
 const (
-	// LabelReservePod ("true") marks a reserve pod: the pod the controller creates so that kube-scheduler
-	// places a Reservation.
-	LabelReservePod = extension.SchedulingDomainPrefix + "reserve-pod"
-	// LabelReservationName is the name of the Reservation a reserve pod places.
-	LabelReservationName = extension.SchedulingDomainPrefix + "reservation-name"
-	// LabelReservationUID is the UID of the Reservation a reserve pod places.
-	LabelReservationUID = extension.SchedulingDomainPrefix + "reservation-uid"
 	// DefaultReservePodNamespace is the namespace of reserve pods whose template names none.
 	DefaultReservePodNamespace = "koordinator-system"
 	// DefaultSchedulerName is the scheduler of reserve pods whose template names none.
@@ -43,11 +37,6 @@ const (
 	// reservePodImage is the image of template containers that have none: reserve pods never run.
 	reservePodImage = "registry.k8s.io/pause:3.10"
 )
-
-// isReservePod reports whether pod is a reserve pod.
-func isReservePod(pod *corev1.Pod) bool {
-	return pod != nil && pod.Labels[LabelReservePod] == "true" && pod.Labels[LabelReservationName] != ""
-}
 
 // reservePodNamespace is the namespace of the reserve pod of r.
 func reservePodNamespace(r *schedv1alpha1.Reservation) string {
@@ -86,9 +75,9 @@ func newReservePod(r *schedv1alpha1.Reservation) (*corev1.Pod, error) {
 	if pod.Labels == nil {
 		pod.Labels = map[string]string{}
 	}
-	pod.Labels[LabelReservePod] = "true"
-	pod.Labels[LabelReservationName] = r.Name
-	pod.Labels[LabelReservationUID] = string(r.UID)
+	pod.Labels[plugins.LabelReservePod] = "true"
+	pod.Labels[plugins.LabelReservationName] = r.Name
+	pod.Labels[plugins.LabelReservationUID] = string(r.UID)
 	// A reserve pod carries no reservation affinity and ignores other reservations.
 	delete(pod.Annotations, extension.AnnotationReservationAffinity)
 	if pod.Spec.SchedulerName == "" {

@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -180,8 +182,8 @@ func nn(names ...string) []types.NamespacedName {
 
 func TestCacheStateMachine(t *testing.T) {
 	g := extension.GangDomainPrefix
-	a, b, c := gangPod("a", "train", "3"), gangPod("b", "train", "3"), gangPod("c", "train", "3")
-	na, nb, nc := gangPod("a", "train", "3", g+"mode", "NonStrict"), gangPod("b", "train", "3", g+"mode", "NonStrict"), gangPod("c", "train", "3", g+"mode", "NonStrict")
+	a, b, c := utiltesting.MakePod("a").Gang("train", "3").Obj(), utiltesting.MakePod("b").Gang("train", "3").Obj(), utiltesting.MakePod("c").Gang("train", "3").Obj()
+	na, nb, nc := utiltesting.MakePod("a").Gang("train", "3").Annotations(g+"mode", "NonStrict").Obj(), utiltesting.MakePod("b").Gang("train", "3").Annotations(g+"mode", "NonStrict").Obj(), utiltesting.MakePod("c").Gang("train", "3").Annotations(g+"mode", "NonStrict").Obj()
 	tests := map[string]struct {
 		steps []step
 	}{
@@ -194,10 +196,10 @@ func TestCacheStateMachine(t *testing.T) {
 			view(gid("train"), gangState{Members: 3, Cycle: 1, Valid: true}),
 		}},
 		"a pod in no gang": {steps: []step{
-			add(pod("x"), false),
-			begin(pod("x"), "not a member"),
-			assume(pod("x"), "not a member"),
-			unreserve(pod("x"), UnreserveResult{}),
+			add(utiltesting.MakePod("x").Obj(), false),
+			begin(utiltesting.MakePod("x").Obj(), "not a member"),
+			assume(utiltesting.MakePod("x").Obj(), "not a member"),
+			unreserve(utiltesting.MakePod("x").Obj(), UnreserveResult{}),
 		}},
 		"strict gang assumed, waiting, allowed together, bound": {steps: []step{
 			add(a, false), add(b, false), add(c, true),
@@ -207,7 +209,7 @@ func TestCacheStateMachine(t *testing.T) {
 			assume(b, permit{Short: "gang default/train has 2 of 3 members waiting", Pending: []string{"c"}, WaitTime: 10 * time.Minute}),
 			begin(c, gangState{Members: 3, Waiting: 2, Cycle: 1, Valid: true}),
 			assume(c, permit{Satisfied: true, Allow: uids("a", "b", "c"), WaitTime: 10 * time.Minute}),
-			bind(a), bind(b), add(boundTo(c), false),
+			bind(a), bind(b), add(utiltesting.WrapPod(c).Node("node-1").Obj(), false),
 			view(gid("train"), gangState{Members: 3, Bound: 3, Cycle: 1, Valid: true, Once: true}),
 		}},
 		"a pod tried twice in a cycle waits for the others": {steps: []step{
@@ -252,8 +254,8 @@ func TestCacheStateMachine(t *testing.T) {
 			begin(b, gangState{Members: 3, Cycle: 2, PodCycle: 1, Valid: true}),
 		}},
 		"the backoff doubles with each failure until the gang is satisfied": {steps: func() []step {
-			pa := gangPod("a", "pair", "2", g+"match-policy", "only-waiting")
-			pb := gangPod("b", "pair", "2", g+"match-policy", "only-waiting")
+			pa := utiltesting.MakePod("a").Gang("pair", "2").Annotations(g+"match-policy", "only-waiting").Obj()
+			pb := utiltesting.MakePod("b").Gang("pair", "2").Annotations(g+"match-policy", "only-waiting").Obj()
 			return []step{
 				add(pa, false), add(pb, true),
 				begin(pa, nil),
@@ -294,64 +296,64 @@ func TestCacheStateMachine(t *testing.T) {
 			begin(na, gangState{Members: 3, Cycle: 2, PodCycle: 1, Valid: true}),
 		}},
 		"a member released after it was allowed did not time out": {steps: []step{
-			add(gangPod("a", "pair", "2"), false), add(gangPod("b", "pair", "2"), true),
-			begin(gangPod("a", "pair", "2"), nil), assume(gangPod("a", "pair", "2"), nil),
-			begin(gangPod("b", "pair", "2"), nil), assume(gangPod("b", "pair", "2"), permit{Satisfied: true, Allow: uids("a", "b"), WaitTime: 10 * time.Minute}),
+			add(utiltesting.MakePod("a").Gang("pair", "2").Obj(), false), add(utiltesting.MakePod("b").Gang("pair", "2").Obj(), true),
+			begin(utiltesting.MakePod("a").Gang("pair", "2").Obj(), nil), assume(utiltesting.MakePod("a").Gang("pair", "2").Obj(), nil),
+			begin(utiltesting.MakePod("b").Gang("pair", "2").Obj(), nil), assume(utiltesting.MakePod("b").Gang("pair", "2").Obj(), permit{Satisfied: true, Allow: uids("a", "b"), WaitTime: 10 * time.Minute}),
 			tick(time.Hour),
 			// Binding failed; the gang was satisfied once, so nothing else is released.
-			unreserve(gangPod("a", "pair", "2"), UnreserveResult{}),
+			unreserve(utiltesting.MakePod("a").Gang("pair", "2").Obj(), UnreserveResult{}),
 			view(gid("pair"), gangState{Members: 2, Waiting: 1, Cycle: 1, Valid: true, Once: true}),
 		}},
 		"once-satisfied: later members pass alone until the gang is gone": {steps: []step{
-			add(gangPod("a", "pair", "2"), false), add(gangPod("b", "pair", "2"), true),
-			begin(gangPod("a", "pair", "2"), nil), assume(gangPod("a", "pair", "2"), nil),
-			begin(gangPod("b", "pair", "2"), nil), assume(gangPod("b", "pair", "2"), nil),
-			add(boundTo(gangPod("a", "pair", "2")), false), add(boundTo(gangPod("b", "pair", "2")), false),
-			del(gangPod("b", "pair", "2")),
-			add(gangPod("b2", "pair", "2"), true),
-			begin(gangPod("b2", "pair", "2"), gangState{Members: 2, Bound: 1, Cycle: 1, Valid: true, Once: true}),
-			assume(gangPod("b2", "pair", "2"), permit{Satisfied: true, Allow: uids("b2"), WaitTime: 10 * time.Minute}),
-			del(gangPod("a", "pair", "2")), del(gangPod("b2", "pair", "2")),
+			add(utiltesting.MakePod("a").Gang("pair", "2").Obj(), false), add(utiltesting.MakePod("b").Gang("pair", "2").Obj(), true),
+			begin(utiltesting.MakePod("a").Gang("pair", "2").Obj(), nil), assume(utiltesting.MakePod("a").Gang("pair", "2").Obj(), nil),
+			begin(utiltesting.MakePod("b").Gang("pair", "2").Obj(), nil), assume(utiltesting.MakePod("b").Gang("pair", "2").Obj(), nil),
+			add(utiltesting.MakePod("a").Gang("pair", "2").Node("node-1").Obj(), false), add(utiltesting.MakePod("b").Gang("pair", "2").Node("node-1").Obj(), false),
+			del(utiltesting.MakePod("b").Gang("pair", "2").Obj()),
+			add(utiltesting.MakePod("b2").Gang("pair", "2").Obj(), true),
+			begin(utiltesting.MakePod("b2").Gang("pair", "2").Obj(), gangState{Members: 2, Bound: 1, Cycle: 1, Valid: true, Once: true}),
+			assume(utiltesting.MakePod("b2").Gang("pair", "2").Obj(), permit{Satisfied: true, Allow: uids("b2"), WaitTime: 10 * time.Minute}),
+			del(utiltesting.MakePod("a").Gang("pair", "2").Obj()), del(utiltesting.MakePod("b2").Gang("pair", "2").Obj()),
 			noGang(gid("pair")),
-			add(gangPod("a3", "pair", "2"), false),
-			assume(gangPod("a3", "pair", "2"), permit{Short: "gang default/pair has 1 of 2 members waiting", WaitTime: 10 * time.Minute}),
+			add(utiltesting.MakePod("a3").Gang("pair", "2").Obj(), false),
+			assume(utiltesting.MakePod("a3").Gang("pair", "2").Obj(), permit{Short: "gang default/pair has 1 of 2 members waiting", WaitTime: 10 * time.Minute}),
 		}},
 		"only-waiting counts waiting members only": {steps: []step{
-			add(boundTo(gangPod("a", "pair", "2", g+"match-policy", "only-waiting")), false),
-			add(gangPod("b", "pair", "2", g+"match-policy", "only-waiting"), true),
-			begin(gangPod("b", "pair", "2", g+"match-policy", "only-waiting"), nil),
-			assume(gangPod("b", "pair", "2", g+"match-policy", "only-waiting"), permit{Short: "gang default/pair has 1 of 2 members waiting", WaitTime: 10 * time.Minute}),
+			add(utiltesting.MakePod("a").Gang("pair", "2").Annotations(g+"match-policy", "only-waiting").Node("node-1").Obj(), false),
+			add(utiltesting.MakePod("b").Gang("pair", "2").Annotations(g+"match-policy", "only-waiting").Obj(), true),
+			begin(utiltesting.MakePod("b").Gang("pair", "2").Annotations(g+"match-policy", "only-waiting").Obj(), nil),
+			assume(utiltesting.MakePod("b").Gang("pair", "2").Annotations(g+"match-policy", "only-waiting").Obj(), permit{Short: "gang default/pair has 1 of 2 members waiting", WaitTime: 10 * time.Minute}),
 		}},
 		"waiting-and-running counts bound members too": {steps: []step{
-			add(boundTo(gangPod("a", "pair", "2", g+"match-policy", "waiting-and-running")), false),
-			add(gangPod("b", "pair", "2", g+"match-policy", "waiting-and-running"), true),
-			begin(gangPod("b", "pair", "2", g+"match-policy", "waiting-and-running"), nil),
-			assume(gangPod("b", "pair", "2", g+"match-policy", "waiting-and-running"), permit{Satisfied: true, Allow: uids("b"), WaitTime: 10 * time.Minute}),
+			add(utiltesting.MakePod("a").Gang("pair", "2").Annotations(g+"match-policy", "waiting-and-running").Node("node-1").Obj(), false),
+			add(utiltesting.MakePod("b").Gang("pair", "2").Annotations(g+"match-policy", "waiting-and-running").Obj(), true),
+			begin(utiltesting.MakePod("b").Gang("pair", "2").Annotations(g+"match-policy", "waiting-and-running").Obj(), nil),
+			assume(utiltesting.MakePod("b").Gang("pair", "2").Annotations(g+"match-policy", "waiting-and-running").Obj(), permit{Satisfied: true, Allow: uids("b"), WaitTime: 10 * time.Minute}),
 		}},
 		"waiting-and-running short of members": {steps: []step{
-			add(gangPod("b", "trio", "3", g+"match-policy", "waiting-and-running"), false),
-			assume(gangPod("b", "trio", "3", g+"match-policy", "waiting-and-running"), permit{Short: "gang default/trio has 1 of 3 members waiting or bound", WaitTime: 10 * time.Minute}),
+			add(utiltesting.MakePod("b").Gang("trio", "3").Annotations(g+"match-policy", "waiting-and-running").Obj(), false),
+			assume(utiltesting.MakePod("b").Gang("trio", "3").Annotations(g+"match-policy", "waiting-and-running").Obj(), permit{Short: "gang default/trio has 1 of 3 members waiting or bound", WaitTime: 10 * time.Minute}),
 		}},
 		"a gang group binds only when all its gangs are satisfied": {steps: []step{
-			add(gangPod("w", "workers", "1", g+"groups", `["default/ps"]`), true),
-			add(gangPod("p", "ps", "1", g+"groups", `["default/workers"]`), true),
-			begin(gangPod("w", "workers", "1", g+"groups", `["default/ps"]`), nil),
-			assume(gangPod("w", "workers", "1", g+"groups", `["default/ps"]`), permit{Short: "gang default/ps has 0 of 1 members waiting", WaitTime: 10 * time.Minute}),
-			begin(gangPod("p", "ps", "1", g+"groups", `["default/workers"]`), nil),
-			assume(gangPod("p", "ps", "1", g+"groups", `["default/workers"]`), permit{Satisfied: true, Allow: uids("p", "w"), WaitTime: 10 * time.Minute}),
+			add(utiltesting.MakePod("w").Gang("workers", "1").Annotations(g+"groups", `["default/ps"]`).Obj(), true),
+			add(utiltesting.MakePod("p").Gang("ps", "1").Annotations(g+"groups", `["default/workers"]`).Obj(), true),
+			begin(utiltesting.MakePod("w").Gang("workers", "1").Annotations(g+"groups", `["default/ps"]`).Obj(), nil),
+			assume(utiltesting.MakePod("w").Gang("workers", "1").Annotations(g+"groups", `["default/ps"]`).Obj(), permit{Short: "gang default/ps has 0 of 1 members waiting", WaitTime: 10 * time.Minute}),
+			begin(utiltesting.MakePod("p").Gang("ps", "1").Annotations(g+"groups", `["default/workers"]`).Obj(), nil),
+			assume(utiltesting.MakePod("p").Gang("ps", "1").Annotations(g+"groups", `["default/workers"]`).Obj(), permit{Satisfied: true, Allow: uids("p", "w"), WaitTime: 10 * time.Minute}),
 		}},
 		"a gang group with an unknown gang waits": {steps: []step{
-			add(gangPod("w", "workers", "1", g+"groups", `["default/ps"]`), true),
-			assume(gangPod("w", "workers", "1", g+"groups", `["default/ps"]`), permit{Short: "gang default/ps of the group has no members or PodGroup yet", WaitTime: 10 * time.Minute}),
+			add(utiltesting.MakePod("w").Gang("workers", "1").Annotations(g+"groups", `["default/ps"]`).Obj(), true),
+			assume(utiltesting.MakePod("w").Gang("workers", "1").Annotations(g+"groups", `["default/ps"]`).Obj(), permit{Short: "gang default/ps of the group has no members or PodGroup yet", WaitTime: 10 * time.Minute}),
 		}},
 		"a strict failure fails the whole group": {steps: []step{
-			add(gangPod("w", "workers", "1", g+"groups", `["default/ps"]`), true),
-			add(gangPod("p", "ps", "2", g+"groups", `["default/workers"]`), false),
-			add(gangPod("p2", "ps", "2", g+"groups", `["default/workers"]`), true),
-			begin(gangPod("w", "workers", "1", g+"groups", `["default/ps"]`), nil),
-			assume(gangPod("w", "workers", "1", g+"groups", `["default/ps"]`), nil),
-			begin(gangPod("p", "ps", "2", g+"groups", `["default/workers"]`), nil),
-			fail(gangPod("p", "ps", "2", g+"groups", `["default/workers"]`), failure{Release: Release{Reject: uids("w"),
+			add(utiltesting.MakePod("w").Gang("workers", "1").Annotations(g+"groups", `["default/ps"]`).Obj(), true),
+			add(utiltesting.MakePod("p").Gang("ps", "2").Annotations(g+"groups", `["default/workers"]`).Obj(), false),
+			add(utiltesting.MakePod("p2").Gang("ps", "2").Annotations(g+"groups", `["default/workers"]`).Obj(), true),
+			begin(utiltesting.MakePod("w").Gang("workers", "1").Annotations(g+"groups", `["default/ps"]`).Obj(), nil),
+			assume(utiltesting.MakePod("w").Gang("workers", "1").Annotations(g+"groups", `["default/ps"]`).Obj(), nil),
+			begin(utiltesting.MakePod("p").Gang("ps", "2").Annotations(g+"groups", `["default/workers"]`).Obj(), nil),
+			fail(utiltesting.MakePod("p").Gang("ps", "2").Annotations(g+"groups", `["default/workers"]`).Obj(), failure{Release: Release{Reject: uids("w"),
 				Retry: []Retry{retry("ps", time.Second), retry("workers", time.Second)}}, Failed: true}),
 			view(gid("workers"), gangState{Members: 1, Waiting: 1, Cycle: 1, Failure: "member default/p failed: no fit"}),
 		}},
@@ -364,42 +366,42 @@ func TestCacheStateMachine(t *testing.T) {
 			assume(c, permit{Short: "gang default/train has 2 of 3 members waiting", WaitTime: 10 * time.Minute}),
 		}},
 		"malformed annotations reject the pod, not the gang": {steps: []step{
-			add(gangPod("a", "pair", "2"), false),
-			add(gangPod("b", "pair", "2", g+"mode", "Lenient"), true),
-			begin(gangPod("b", "pair", "2", g+"mode", "Lenient"), gangState{Members: 2, Cycle: 1, Valid: true,
+			add(utiltesting.MakePod("a").Gang("pair", "2").Obj(), false),
+			add(utiltesting.MakePod("b").Gang("pair", "2").Annotations(g+"mode", "Lenient").Obj(), true),
+			begin(utiltesting.MakePod("b").Gang("pair", "2").Annotations(g+"mode", "Lenient").Obj(), gangState{Members: 2, Cycle: 1, Valid: true,
 				Err: `annotation "gang.scheduling.koordinator.sh/mode": unsupported value "Lenient"`}),
-			begin(gangPod("a", "pair", "2"), gangState{Members: 2, Cycle: 1, Valid: true}),
+			begin(utiltesting.MakePod("a").Gang("pair", "2").Obj(), gangState{Members: 2, Cycle: 1, Valid: true}),
 		}},
 		"a PodGroup defines the gang, its deletion falls back to annotations": {steps: []step{
-			addPG(podGroup("train", 2)),
-			add(pgMember("a", "train"), false),
-			add(pgMember("b", "train"), true),
+			addPG(utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj()),
+			add(utiltesting.MakePod("a").PodGroup("train").Obj(), false),
+			add(utiltesting.MakePod("b").PodGroup("train").Obj(), true),
 			hasSpec(gid("train"), true),
-			assume(pgMember("a", "train"), permit{Short: "gang default/train has 1 of 2 members waiting", Pending: []string{"b"}, WaitTime: 30 * time.Second}),
-			delPG(podGroup("train", 2)),
+			assume(utiltesting.MakePod("a").PodGroup("train").Obj(), permit{Short: "gang default/train has 1 of 2 members waiting", Pending: []string{"b"}, WaitTime: 30 * time.Second}),
+			delPG(utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj()),
 			hasSpec(gid("train"), false),
-			begin(pgMember("b", "train"), gangState{Members: 2, Waiting: 1, Cycle: 1, Valid: true}),
+			begin(utiltesting.MakePod("b").PodGroup("train").Obj(), gangState{Members: 2, Waiting: 1, Cycle: 1, Valid: true}),
 		}},
 		"a malformed PodGroup is reported": {steps: []step{
-			addPG(podGroup("train", 2, g+"groups", `["x"]`)),
-			add(pgMember("a", "train"), false),
-			begin(pgMember("a", "train"), gangState{Members: 1, Cycle: 1, Valid: true,
+			addPG(utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30*time.Second).Annotations(g+"groups", `["x"]`).Obj()),
+			add(utiltesting.MakePod("a").PodGroup("train").Obj(), false),
+			begin(utiltesting.MakePod("a").PodGroup("train").Obj(), gangState{Members: 1, Cycle: 1, Valid: true,
 				Err: `PodGroup default/train: annotation "gang.scheduling.koordinator.sh/groups": [0]: "x" is not of the form namespace/name`}),
 		}},
 		"a gang without PodGroup or minimum has no spec": {steps: []step{
-			add(pod("a", extension.AnnotationGangName, "train"), false),
+			add(utiltesting.MakePod("a").Annotations(extension.AnnotationGangName, "train").Obj(), false),
 			hasSpec(gid("train"), false),
-			assume(pod("a", extension.AnnotationGangName, "train"), permit{Short: "gang default/train has no spec yet", WaitTime: 10 * time.Minute}),
+			assume(utiltesting.MakePod("a").Annotations(extension.AnnotationGangName, "train").Obj(), permit{Short: "gang default/train has no spec yet", WaitTime: 10 * time.Minute}),
 		}},
 		"an annotation gang keeps its spec when its first member goes": {steps: []step{
-			add(gangPod("a", "pair", "2"), false),
-			add(gangPod("b", "pair", "2"), true),
-			del(gangPod("a", "pair", "2")),
+			add(utiltesting.MakePod("a").Gang("pair", "2").Obj(), false),
+			add(utiltesting.MakePod("b").Gang("pair", "2").Obj(), true),
+			del(utiltesting.MakePod("a").Gang("pair", "2").Obj()),
 			hasSpec(gid("pair"), true),
 		}},
 		"a pod that changes gang leaves the old one": {steps: []step{
-			add(gangPod("a", "one", "1"), true),
-			add(gangPod("a", "two", "1"), true),
+			add(utiltesting.MakePod("a").Gang("one", "1").Obj(), true),
+			add(utiltesting.MakePod("a").Gang("two", "1").Obj(), true),
 			noGang(gid("one")),
 			view(gid("two"), gangState{Members: 1, Cycle: 1, Valid: true}),
 		}},
@@ -442,23 +444,23 @@ func TestBackoff(t *testing.T) {
 
 func TestQueueTime(t *testing.T) {
 	cache, _ := newTestCache()
-	first := gangPod("a", "train", "2")
-	later := gangPod("b", "train", "2")
-	later.CreationTimestamp.Time = now.Add(time.Minute)
+	first := utiltesting.MakePod("a").Gang("train", "2").Obj()
+	later := utiltesting.MakePod("b").Gang("train", "2").Obj()
+	later.CreationTimestamp.Time = utiltesting.Now.Add(time.Minute)
 	cache.AddOrUpdatePod(first)
 	cache.AddOrUpdatePod(later)
 	got, ok := cache.QueueTime(gid("train"))
-	if !ok || !got.Equal(now) {
-		t.Errorf("QueueTime() = %v, %v, want %v (the first member's creation)", got, ok, now)
+	if !ok || !got.Equal(utiltesting.Now) {
+		t.Errorf("QueueTime() = %v, %v, want %v (the first member's creation)", got, ok, utiltesting.Now)
 	}
-	cache.AddOrUpdatePodGroup(podGroup("train", 2))
+	cache.AddOrUpdatePodGroup(utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj())
 	got, _ = cache.QueueTime(gid("train"))
-	if want := now.Add(-time.Hour); !got.Equal(want) {
+	if want := utiltesting.Now.Add(-time.Hour); !got.Equal(want) {
 		t.Errorf("QueueTime() with PodGroup = %v, want %v", got, want)
 	}
 	cache.DeletePod(first)
 	cache.DeletePod(later)
-	cache.DeletePodGroup(podGroup("train", 2))
+	cache.DeletePodGroup(utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj())
 	if _, ok := cache.QueueTime(gid("train")); ok {
 		t.Errorf("QueueTime() of a forgotten gang is known")
 	}

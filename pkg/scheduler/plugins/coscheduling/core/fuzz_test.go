@@ -21,6 +21,8 @@ import (
 	"slices"
 	"testing"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/koord-dev/koord/apis/extension"
 )
 
@@ -34,8 +36,7 @@ func FuzzSpecFromPod(f *testing.F) {
 	f.Add("3", "2", "1h", "", "waiting-and-running", `[]`)
 	f.Fuzz(func(t *testing.T, minMember, total, wait, mode, policy, groups string) {
 		g := extension.GangDomainPrefix
-		p := gangPod("a", "train", minMember, g+"total-number", total, g+"waiting-time", wait, g+"mode", mode,
-			g+"match-policy", policy, g+"groups", groups)
+		p := utiltesting.MakePod("a").Gang("train", minMember).Annotations(g+"total-number", total, g+"waiting-time", wait, g+"mode", mode, g+"match-policy", policy, g+"groups", groups).Obj()
 		spec, err := SpecFromPod(p, defaults)
 		if err != nil {
 			var ae *extension.AnnotationError
@@ -51,7 +52,7 @@ func FuzzSpecFromPod(f *testing.F) {
 			}
 		}
 		cache, _ := newTestCache()
-		cache.AddOrUpdatePod(gangPod("b", "train", "2"))
+		cache.AddOrUpdatePod(utiltesting.MakePod("b").Gang("train", "2").Obj())
 		v, ok := cache.BeginCycle(p)
 		if !ok {
 			t.Fatalf("BeginCycle() of a gang member reports no gang")

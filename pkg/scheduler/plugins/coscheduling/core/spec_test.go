@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
@@ -37,25 +39,24 @@ func TestSpecFromPod(t *testing.T) {
 		wantNoMin  bool
 	}{
 		"defaults": {
-			pod: gangPod("a", "train", "3"),
+			pod: utiltesting.MakePod("a").Gang("train", "3").Obj(),
 			want: Spec{MinMember: 3, TotalMember: 3, WaitTime: 10 * time.Minute, Mode: extension.GangModeStrict,
 				MatchPolicy: extension.GangMatchPolicyOnceSatisfied, Groups: []ID{gid("train")}},
 		},
 		"every annotation": {
-			pod: gangPod("a", "train", "2", g+"total-number", "4", g+"waiting-time", "30s", g+"mode", "NonStrict",
-				g+"match-policy", "only-waiting", g+"groups", `["default/train","other/eval","default/aux"]`),
+			pod: utiltesting.MakePod("a").Gang("train", "2").Annotations(g+"total-number", "4", g+"waiting-time", "30s", g+"mode", "NonStrict", g+"match-policy", "only-waiting", g+"groups", `["default/train","other/eval","default/aux"]`).Obj(),
 			want: Spec{MinMember: 2, TotalMember: 4, WaitTime: 30 * time.Second, Mode: extension.GangModeNonStrict,
 				MatchPolicy: extension.GangMatchPolicyOnlyWaiting,
 				Groups:      []ID{gid("aux"), gid("train"), {Namespace: "other", Name: "eval"}}},
 		},
 		"match policy under the scheduler-plugins key": {
-			pod: gangPod("a", "train", "1", extension.AnnotationAliasGangMatchPolicy, "waiting-and-running"),
+			pod: utiltesting.MakePod("a").Gang("train", "1").Annotations(extension.AnnotationAliasGangMatchPolicy, "waiting-and-running").Obj(),
 			want: Spec{MinMember: 1, TotalMember: 1, WaitTime: 10 * time.Minute, Mode: extension.GangModeStrict,
 				MatchPolicy: extension.GangMatchPolicyWaitingAndRunning, Groups: []ID{gid("train")}},
 		},
 		"lightweight coscheduling labels": {
 			pod: func() *corev1.Pod {
-				p := pod("a")
+				p := utiltesting.MakePod("a").Obj()
 				p.Labels = map[string]string{
 					extension.LabelLightweightCoschedulingPodGroupName:         "train",
 					extension.LabelLightweightCoschedulingPodGroupMinAvailable: "2",
@@ -65,17 +66,17 @@ func TestSpecFromPod(t *testing.T) {
 			want: Spec{MinMember: 2, TotalMember: 2, WaitTime: 10 * time.Minute, Mode: extension.GangModeStrict,
 				MatchPolicy: extension.GangMatchPolicyOnceSatisfied, Groups: []ID{gid("train")}},
 		},
-		"no minimum":              {pod: pod("a", extension.AnnotationGangName, "train"), wantNoMin: true},
-		"minimum not a number":    {pod: gangPod("a", "train", "three"), wantErrKey: extension.AnnotationGangMinNum},
-		"minimum zero":            {pod: gangPod("a", "train", "0"), wantErrKey: extension.AnnotationGangMinNum},
-		"total below minimum":     {pod: gangPod("a", "train", "3", g+"total-number", "2"), wantErrKey: extension.AnnotationGangTotalNum},
-		"total negative":          {pod: gangPod("a", "train", "3", g+"total-number", "-2"), wantErrKey: extension.AnnotationGangTotalNum},
-		"waiting time no unit":    {pod: gangPod("a", "train", "3", g+"waiting-time", "30"), wantErrKey: extension.AnnotationGangWaitTime},
-		"waiting time negative":   {pod: gangPod("a", "train", "3", g+"waiting-time", "-1s"), wantErrKey: extension.AnnotationGangWaitTime},
-		"unknown mode":            {pod: gangPod("a", "train", "3", g+"mode", "Lenient"), wantErrKey: extension.AnnotationGangMode},
-		"unknown match policy":    {pod: gangPod("a", "train", "3", g+"match-policy", "all"), wantErrKey: extension.AnnotationGangMatchPolicy},
-		"groups not a list":       {pod: gangPod("a", "train", "3", g+"groups", `"default/x"`), wantErrKey: extension.AnnotationGangGroups},
-		"group without namespace": {pod: gangPod("a", "train", "3", g+"groups", `["x"]`), wantErrKey: extension.AnnotationGangGroups},
+		"no minimum":              {pod: utiltesting.MakePod("a").Annotations(extension.AnnotationGangName, "train").Obj(), wantNoMin: true},
+		"minimum not a number":    {pod: utiltesting.MakePod("a").Gang("train", "three").Obj(), wantErrKey: extension.AnnotationGangMinNum},
+		"minimum zero":            {pod: utiltesting.MakePod("a").Gang("train", "0").Obj(), wantErrKey: extension.AnnotationGangMinNum},
+		"total below minimum":     {pod: utiltesting.MakePod("a").Gang("train", "3").Annotations(g+"total-number", "2").Obj(), wantErrKey: extension.AnnotationGangTotalNum},
+		"total negative":          {pod: utiltesting.MakePod("a").Gang("train", "3").Annotations(g+"total-number", "-2").Obj(), wantErrKey: extension.AnnotationGangTotalNum},
+		"waiting time no unit":    {pod: utiltesting.MakePod("a").Gang("train", "3").Annotations(g+"waiting-time", "30").Obj(), wantErrKey: extension.AnnotationGangWaitTime},
+		"waiting time negative":   {pod: utiltesting.MakePod("a").Gang("train", "3").Annotations(g+"waiting-time", "-1s").Obj(), wantErrKey: extension.AnnotationGangWaitTime},
+		"unknown mode":            {pod: utiltesting.MakePod("a").Gang("train", "3").Annotations(g+"mode", "Lenient").Obj(), wantErrKey: extension.AnnotationGangMode},
+		"unknown match policy":    {pod: utiltesting.MakePod("a").Gang("train", "3").Annotations(g+"match-policy", "all").Obj(), wantErrKey: extension.AnnotationGangMatchPolicy},
+		"groups not a list":       {pod: utiltesting.MakePod("a").Gang("train", "3").Annotations(g+"groups", `"default/x"`).Obj(), wantErrKey: extension.AnnotationGangGroups},
+		"group without namespace": {pod: utiltesting.MakePod("a").Gang("train", "3").Annotations(g+"groups", `["x"]`).Obj(), wantErrKey: extension.AnnotationGangGroups},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -109,21 +110,25 @@ func TestSpecFromPodGroup(t *testing.T) {
 		wantErrKey string
 	}{
 		"spec fields": {
-			pg: podGroup("train", 4),
+			pg: utiltesting.MakePodGroup("train", 4).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj(),
 			want: Spec{MinMember: 4, TotalMember: 4, WaitTime: 30 * time.Second, Mode: extension.GangModeStrict,
 				MatchPolicy: extension.GangMatchPolicyOnceSatisfied, Groups: []ID{gid("train")}, FromPodGroup: true},
 		},
 		"default timeout": {
-			pg: func() *v1alpha1.PodGroup { pg := podGroup("train", 2); pg.Spec.ScheduleTimeoutSeconds = nil; return pg }(),
+			pg: func() *v1alpha1.PodGroup {
+				pg := utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj()
+				pg.Spec.ScheduleTimeoutSeconds = nil
+				return pg
+			}(),
 			want: Spec{MinMember: 2, TotalMember: 2, WaitTime: 10 * time.Minute, Mode: extension.GangModeStrict,
 				MatchPolicy: extension.GangMatchPolicyOnceSatisfied, Groups: []ID{gid("train")}, FromPodGroup: true},
 		},
 		"annotations": {
-			pg: podGroup("train", 2, g+"mode", "NonStrict", g+"total-number", "5", g+"match-policy", "waiting-and-running", g+"groups", `["default/eval"]`),
+			pg: utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30*time.Second).Annotations(g+"mode", "NonStrict", g+"total-number", "5", g+"match-policy", "waiting-and-running", g+"groups", `["default/eval"]`).Obj(),
 			want: Spec{MinMember: 2, TotalMember: 5, WaitTime: 30 * time.Second, Mode: extension.GangModeNonStrict,
 				MatchPolicy: extension.GangMatchPolicyWaitingAndRunning, Groups: []ID{gid("eval"), gid("train")}, FromPodGroup: true},
 		},
-		"bad mode": {pg: podGroup("train", 2, g+"mode", "strict"), wantErrKey: extension.AnnotationGangMode},
+		"bad mode": {pg: utiltesting.MakePodGroup("train", 2).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30*time.Second).Annotations(g+"mode", "strict").Obj(), wantErrKey: extension.AnnotationGangMode},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

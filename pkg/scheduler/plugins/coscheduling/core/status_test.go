@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,8 +30,8 @@ import (
 )
 
 func TestPodGroupStatus(t *testing.T) {
-	start := metav1.NewTime(now)
-	earlier := metav1.NewTime(now.Add(-time.Hour))
+	start := metav1.NewTime(utiltesting.Now)
+	earlier := metav1.NewTime(utiltesting.Now.Add(-time.Hour))
 	tests := map[string]struct {
 		status v1alpha1.PodGroupStatus
 		counts Counts
@@ -68,7 +70,7 @@ func TestPodGroupStatus(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			pg := podGroup("train", 3)
+			pg := utiltesting.MakePodGroup("train", 3).Created(utiltesting.Now.Add(-time.Hour)).Timeout(30 * time.Second).Obj()
 			pg.Status = tc.status
 			got := PodGroupStatus(pg, tc.counts, start)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -80,11 +82,11 @@ func TestPodGroupStatus(t *testing.T) {
 
 func TestCounts(t *testing.T) {
 	cache, _ := newTestCache()
-	running := boundTo(pgMember("a", "train"))
+	running := utiltesting.MakePod("a").PodGroup("train").Node("node-1").Obj()
 	running.Status.Phase = corev1.PodRunning
 	cache.AddOrUpdatePod(running)
-	cache.AddOrUpdatePod(boundTo(pgMember("b", "train")))
-	cache.AddOrUpdatePod(pgMember("c", "train"))
+	cache.AddOrUpdatePod(utiltesting.MakePod("b").PodGroup("train").Node("node-1").Obj())
+	cache.AddOrUpdatePod(utiltesting.MakePod("c").PodGroup("train").Obj())
 	got, ok := cache.Counts(gid("train"))
 	if diff := cmp.Diff(Counts{Members: 3, Bound: 2, Running: 1}, got); !ok || diff != "" {
 		t.Errorf("Counts() ok=%v (-want,+got):\n%s", ok, diff)

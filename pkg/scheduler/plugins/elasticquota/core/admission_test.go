@@ -21,11 +21,14 @@ import (
 	"testing"
 	"time"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 )
 
@@ -33,16 +36,16 @@ func TestAdmission(t *testing.T) {
 	// Total 40 cpu. a (min 10, max 40) uses 31 and requests 33, b (min 10) uses and requests 7: b gets 7,
 	// a gets 10 + (40 - 10 - 7) = 33, its request.
 	quotas := []*schedv1alpha1.ElasticQuota{
-		quota("p").max(rl("cpu", "40")).isParent().obj(),
-		quota("a").min(rl("cpu", "10", "memory", "1Gi")).max(rl("cpu", "40", "memory", "10Gi")).parent("p").obj(),
-		quota("b").min(rl("cpu", "10")).max(rl("cpu", "40")).parent("p").obj(),
-		quota("o").max(rl("cpu", "40")).parent("missing").obj(),
+		utiltesting.MakeElasticQuota("p").Max(utiltesting.Resources("cpu", "40")).IsParent().Obj(),
+		utiltesting.MakeElasticQuota("a").Min(utiltesting.Resources("cpu", "10", "memory", "1Gi")).Max(utiltesting.Resources("cpu", "40", "memory", "10Gi")).Parent("p").Obj(),
+		utiltesting.MakeElasticQuota("b").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "40")).Parent("p").Obj(),
+		utiltesting.MakeElasticQuota("o").Max(utiltesting.Resources("cpu", "40")).Parent("missing").Obj(),
 	}
 	pods := []*corev1.Pod{
-		pod("a1", rl("cpu", "30")).inQuota("a").on("n1").obj(),
-		pod("a2", rl("cpu", "2")).inQuota("a").obj(),
-		pod("a3", rl("cpu", "1")).inQuota("a").nonPreemptible().on("n1").obj(),
-		pod("b1", rl("cpu", "7")).inQuota("b").on("n1").obj(),
+		utiltesting.MakePod("a1").Req(utiltesting.Resources("cpu", "30")).Label(extension.LabelQuotaName, "a").Node("n1").Obj(),
+		utiltesting.MakePod("a2").Req(utiltesting.Resources("cpu", "2")).Label(extension.LabelQuotaName, "a").Obj(),
+		utiltesting.MakePod("a3").Req(utiltesting.Resources("cpu", "1")).Label(extension.LabelQuotaName, "a").Label(extension.LabelPreemptible, "false").Node("n1").Obj(),
+		utiltesting.MakePod("b1").Req(utiltesting.Resources("cpu", "7")).Label(extension.LabelQuotaName, "b").Node("n1").Obj(),
 	}
 	tests := map[string]struct {
 		quota          string
@@ -53,19 +56,19 @@ func TestAdmission(t *testing.T) {
 		want           []string
 		wantErr        string
 	}{
-		"fits": {quota: "a", request: rl("cpu", "1")},
+		"fits": {quota: "a", request: utiltesting.Resources("cpu", "1")},
 		"over runtime": {
-			quota: "a", request: rl("cpu", "4"),
+			quota: "a", request: utiltesting.Resources("cpu", "4"),
 			want: []string{`quota "a" cpu: used 31 + request 4 > runtime 33`},
 		},
-		"resources the quota does not name are not checked": {quota: "a", request: rl("cpu", "1", "nvidia.com/gpu", "8")},
+		"resources the quota does not name are not checked": {quota: "a", request: utiltesting.Resources("cpu", "1", "nvidia.com/gpu", "8")},
 		"against max when runtime quotas are off": {
-			quota: "a", request: rl("cpu", "10"), runtimeOff: true,
+			quota: "a", request: utiltesting.Resources("cpu", "10"), runtimeOff: true,
 			want: []string{`quota "a" cpu: used 31 + request 10 > max 40`},
 		},
-		"non-preemptible within min": {quota: "a", request: rl("cpu", "2"), nonPreemptible: true},
+		"non-preemptible within min": {quota: "a", request: utiltesting.Resources("cpu", "2"), nonPreemptible: true},
 		"non-preemptible over min": {
-			quota: "a", request: rl("cpu", "10"), nonPreemptible: true,
+			quota: "a", request: utiltesting.Resources("cpu", "10"), nonPreemptible: true,
 			want: []string{
 				`quota "a" cpu: used 31 + request 10 > runtime 33`,
 				`quota "a" cpu: non-preemptible used 1 + request 10 > min 10`,
@@ -73,7 +76,7 @@ func TestAdmission(t *testing.T) {
 		},
 		// p's runtime is the whole 40; its used is a's 31 and b's 7.
 		"parent checked": {
-			quota: "b", request: rl("cpu", "3"), checkParents: true,
+			quota: "b", request: utiltesting.Resources("cpu", "3"), checkParents: true,
 			want: []string{`quota "b" cpu: used 7 + request 3 > runtime 7`, `quota "p" cpu: used 38 + request 3 > runtime 40`},
 		},
 		"parent quota takes no pods": {quota: "p", wantErr: `quota "p" is a parent quota: only quotas without children take pods`},
@@ -81,7 +84,7 @@ func TestAdmission(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			m, err := newTestManager(rl("cpu", "40", "memory", "10Gi"), quotas, pods, func(o *Options) { o.EnableRuntimeQuota = !tc.runtimeOff })
+			m, err := newTestManager(utiltesting.Resources("cpu", "40", "memory", "10Gi"), quotas, pods, func(o *Options) { o.EnableRuntimeQuota = !tc.runtimeOff })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,10 +110,10 @@ func TestAdmission(t *testing.T) {
 // TestAdmissionWhatIf checks that removing and adding pods through charges changes the admission of a cycle,
 // and only the levels the pod belongs to.
 func TestAdmissionWhatIf(t *testing.T) {
-	m, err := newTestManager(rl("cpu", "40"), []*schedv1alpha1.ElasticQuota{
-		quota("a").max(rl("cpu", "10")).obj(),
-		quota("b").max(rl("cpu", "10")).obj(),
-	}, []*corev1.Pod{pod("a1", rl("cpu", "8")).inQuota("a").on("n1").obj(), pod("a2", rl("cpu", "4")).inQuota("a").obj()}, func(o *Options) { o.EnableRuntimeQuota = false })
+	m, err := newTestManager(utiltesting.Resources("cpu", "40"), []*schedv1alpha1.ElasticQuota{
+		utiltesting.MakeElasticQuota("a").Max(utiltesting.Resources("cpu", "10")).Obj(),
+		utiltesting.MakeElasticQuota("b").Max(utiltesting.Resources("cpu", "10")).Obj(),
+	}, []*corev1.Pod{utiltesting.MakePod("a1").Req(utiltesting.Resources("cpu", "8")).Label(extension.LabelQuotaName, "a").Node("n1").Obj(), utiltesting.MakePod("a2").Req(utiltesting.Resources("cpu", "4")).Label(extension.LabelQuotaName, "a").Obj()}, func(o *Options) { o.EnableRuntimeQuota = false })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,12 +121,12 @@ func TestAdmissionWhatIf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := VectorOf(rl("cpu", "4"))
+	req := VectorOf(utiltesting.Resources("cpu", "4"))
 	if got := a.Check(req, false); len(got) != 1 {
 		t.Fatalf("Check before = %v, want one reason", got)
 	}
 	c := a.Clone()
-	c.Add(m.ChargeOf(pod("b1", rl("cpu", "8")).inQuota("b").obj()), false)
+	c.Add(m.ChargeOf(utiltesting.MakePod("b1").Req(utiltesting.Resources("cpu", "8")).Label(extension.LabelQuotaName, "b").Obj()), false)
 	if got := c.Check(req, false); len(got) != 1 {
 		t.Errorf("Check after removing another quota's pod = %v, want one reason", got)
 	}
@@ -136,13 +139,15 @@ func TestAdmissionWhatIf(t *testing.T) {
 	}
 }
 
-func pods1(name string) *corev1.Pod { return pod(name, rl("cpu", "8")).inQuota("a").on("n1").obj() }
+func pods1(name string) *corev1.Pod {
+	return utiltesting.MakePod(name).Req(utiltesting.Resources("cpu", "8")).Label(extension.LabelQuotaName, "a").Node("n1").Obj()
+}
 
 func TestRevokeVictims(t *testing.T) {
 	// a's runtime: b takes back its min 20 of 30, so a (min 10) gets 10. a uses 18 over 4 pods.
 	quotas := []*schedv1alpha1.ElasticQuota{
-		quota("a").min(rl("cpu", "10")).max(rl("cpu", "30")).obj(),
-		quota("b").min(rl("cpu", "20")).max(rl("cpu", "30")).obj(),
+		utiltesting.MakeElasticQuota("a").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "30")).Obj(),
+		utiltesting.MakeElasticQuota("b").Min(utiltesting.Resources("cpu", "20")).Max(utiltesting.Resources("cpu", "30")).Obj(),
 	}
 	tests := map[string]struct {
 		pods         []*corev1.Pod
@@ -153,11 +158,11 @@ func TestRevokeVictims(t *testing.T) {
 		// Walking back, neither fits again (8 + 6 > 10, 8 + 4 > 10): both go.
 		"lowest priority and newest first": {
 			pods: []*corev1.Pod{
-				pod("high", rl("cpu", "6")).inQuota("a").priority(100).on("n1").obj(),
-				pod("mid", rl("cpu", "2")).inQuota("a").priority(50).on("n1").obj(),
-				pod("low-old", rl("cpu", "6")).inQuota("a").priority(10).age(time.Hour).on("n1").obj(),
-				pod("low-new", rl("cpu", "4")).inQuota("a").priority(10).on("n1").obj(),
-				pod("pending", rl("cpu", "20")).inQuota("b").obj(),
+				utiltesting.MakePod("high").Req(utiltesting.Resources("cpu", "6")).Label(extension.LabelQuotaName, "a").Priority(100).Node("n1").Obj(),
+				utiltesting.MakePod("mid").Req(utiltesting.Resources("cpu", "2")).Label(extension.LabelQuotaName, "a").Priority(50).Node("n1").Obj(),
+				utiltesting.MakePod("low-old").Req(utiltesting.Resources("cpu", "6")).Label(extension.LabelQuotaName, "a").Priority(10).Created(utiltesting.Now.Add(-time.Hour)).Node("n1").Obj(),
+				utiltesting.MakePod("low-new").Req(utiltesting.Resources("cpu", "4")).Label(extension.LabelQuotaName, "a").Priority(10).Node("n1").Obj(),
+				utiltesting.MakePod("pending").Req(utiltesting.Resources("cpu", "20")).Label(extension.LabelQuotaName, "b").Obj(),
 			},
 			want: []string{"low-old", "low-new"},
 		},
@@ -165,36 +170,36 @@ func TestRevokeVictims(t *testing.T) {
 		// low-new fits again (9 + 1 = 10) and stays.
 		"pods that fit again stay": {
 			pods: []*corev1.Pod{
-				pod("high", rl("cpu", "9")).inQuota("a").priority(100).on("n1").obj(),
-				pod("low-old", rl("cpu", "8")).inQuota("a").priority(10).age(time.Hour).on("n1").obj(),
-				pod("low-new", rl("cpu", "1")).inQuota("a").priority(10).on("n1").obj(),
-				pod("pending", rl("cpu", "20")).inQuota("b").obj(),
+				utiltesting.MakePod("high").Req(utiltesting.Resources("cpu", "9")).Label(extension.LabelQuotaName, "a").Priority(100).Node("n1").Obj(),
+				utiltesting.MakePod("low-old").Req(utiltesting.Resources("cpu", "8")).Label(extension.LabelQuotaName, "a").Priority(10).Created(utiltesting.Now.Add(-time.Hour)).Node("n1").Obj(),
+				utiltesting.MakePod("low-new").Req(utiltesting.Resources("cpu", "1")).Label(extension.LabelQuotaName, "a").Priority(10).Node("n1").Obj(),
+				utiltesting.MakePod("pending").Req(utiltesting.Resources("cpu", "20")).Label(extension.LabelQuotaName, "b").Obj(),
 			},
 			want: []string{"low-old"},
 		},
 		"non-preemptible pods are never victims": {
 			pods: []*corev1.Pod{
-				pod("np", rl("cpu", "12")).inQuota("a").priority(0).nonPreemptible().on("n1").obj(),
-				pod("p", rl("cpu", "6")).inQuota("a").priority(100).on("n1").obj(),
-				pod("pending", rl("cpu", "20")).inQuota("b").obj(),
+				utiltesting.MakePod("np").Req(utiltesting.Resources("cpu", "12")).Label(extension.LabelQuotaName, "a").Priority(0).Label(extension.LabelPreemptible, "false").Node("n1").Obj(),
+				utiltesting.MakePod("p").Req(utiltesting.Resources("cpu", "6")).Label(extension.LabelQuotaName, "a").Priority(100).Node("n1").Obj(),
+				utiltesting.MakePod("pending").Req(utiltesting.Resources("cpu", "20")).Label(extension.LabelQuotaName, "b").Obj(),
 			},
 			want: []string{"p"},
 		},
 		// A pod being deleted no longer counts: used 10 <= runtime 10, nothing to revoke.
 		"terminating pods no longer count": {
 			pods: []*corev1.Pod{
-				pod("p", rl("cpu", "10")).inQuota("a").priority(0).on("n1").obj(),
-				terminating(pod("t", rl("cpu", "8")).inQuota("a").priority(100).on("n1").obj()),
-				pod("pending", rl("cpu", "20")).inQuota("b").obj(),
+				utiltesting.MakePod("p").Req(utiltesting.Resources("cpu", "10")).Label(extension.LabelQuotaName, "a").Priority(0).Node("n1").Obj(),
+				terminating(utiltesting.MakePod("t").Req(utiltesting.Resources("cpu", "8")).Label(extension.LabelQuotaName, "a").Priority(100).Node("n1").Obj()),
+				utiltesting.MakePod("pending").Req(utiltesting.Resources("cpu", "20")).Label(extension.LabelQuotaName, "b").Obj(),
 			},
 		},
 		"within runtime": {
-			pods: []*corev1.Pod{pod("p", rl("cpu", "6")).inQuota("a").on("n1").obj()},
+			pods: []*corev1.Pod{utiltesting.MakePod("p").Req(utiltesting.Resources("cpu", "6")).Label(extension.LabelQuotaName, "a").Node("n1").Obj()},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			m, err := newTestManager(rl("cpu", "30"), quotas, tc.pods, nil)
+			m, err := newTestManager(utiltesting.Resources("cpu", "30"), quotas, tc.pods, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,25 +226,25 @@ func BenchmarkRefresh(b *testing.B) {
 			var quotas []*schedv1alpha1.ElasticQuota
 			for p := range 4 {
 				parent := fmt.Sprintf("p%d", p)
-				quotas = append(quotas, quota(parent).min(rl("cpu", "100", "memory", "100Gi")).max(rl("cpu", "1000", "memory", "1000Gi")).isParent().obj())
+				quotas = append(quotas, utiltesting.MakeElasticQuota(parent).Min(utiltesting.Resources("cpu", "100", "memory", "100Gi")).Max(utiltesting.Resources("cpu", "1000", "memory", "1000Gi")).IsParent().Obj())
 				for l := range 4 {
-					quotas = append(quotas, quota(fmt.Sprintf("%s-l%d", parent, l)).min(rl("cpu", "20", "memory", "20Gi")).max(rl("cpu", "500", "memory", "500Gi")).parent(parent).obj())
+					quotas = append(quotas, utiltesting.MakeElasticQuota(fmt.Sprintf("%s-l%d", parent, l)).Min(utiltesting.Resources("cpu", "20", "memory", "20Gi")).Max(utiltesting.Resources("cpu", "500", "memory", "500Gi")).Parent(parent).Obj())
 				}
 			}
 			var pods []*corev1.Pod
 			for i := range 1000 {
 				leaf := fmt.Sprintf("p%d-l%d", i%4, (i/4)%4)
-				pw := pod(fmt.Sprintf("pod-%d", i), rl("cpu", "1", "memory", "1Gi")).inQuota(leaf)
+				pw := utiltesting.MakePod(fmt.Sprintf("pod-%d", i)).Req(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Label(extension.LabelQuotaName, leaf)
 				if i%2 == 0 {
-					pw = pw.on("n1")
+					pw = pw.Node("n1")
 				}
-				pods = append(pods, pw.obj())
+				pods = append(pods, pw.Obj())
 			}
-			m, err := newTestManager(rl("cpu", "2000", "memory", "2000Gi"), quotas, pods, nil)
+			m, err := newTestManager(utiltesting.Resources("cpu", "2000", "memory", "2000Gi"), quotas, pods, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
-			incoming := pod("incoming", rl("cpu", "1", "memory", "1Gi")).inQuota("p0-l0").obj()
+			incoming := utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Label(extension.LabelQuotaName, "p0-l0").Obj()
 			req := PodRequest(incoming)
 			b.ReportAllocs()
 			for b.Loop() {
@@ -261,6 +266,6 @@ func BenchmarkRefresh(b *testing.B) {
 
 // terminating marks p as being deleted.
 func terminating(p *corev1.Pod) *corev1.Pod {
-	p.DeletionTimestamp = &metav1.Time{Time: created}
+	p.DeletionTimestamp = &metav1.Time{Time: utiltesting.Now}
 	return p
 }

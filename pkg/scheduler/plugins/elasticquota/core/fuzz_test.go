@@ -19,6 +19,8 @@ package core
 import (
 	"testing"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/koord-dev/koord/apis/extension"
@@ -38,26 +40,26 @@ func FuzzUpdateQuota(f *testing.F) {
 		f.Add(s.parent, s.weight, s.guaranteed, s.namespaces)
 	}
 	f.Fuzz(func(t *testing.T, parent, weight, guaranteed, namespaces string) {
-		m, err := newTestManager(rl("cpu", "40", "memory", "40Gi"), nil, []*corev1.Pod{
-			pod("a1", rl("cpu", "30")).inQuota("a").on("n1").obj(),
-			pod("b1", rl("cpu", "30", "memory", "1Gi")).inQuota("b").obj(),
+		m, err := newTestManager(utiltesting.Resources("cpu", "40", "memory", "40Gi"), nil, []*corev1.Pod{
+			utiltesting.MakePod("a1").Req(utiltesting.Resources("cpu", "30")).Label(extension.LabelQuotaName, "a").Node("n1").Obj(),
+			utiltesting.MakePod("b1").Req(utiltesting.Resources("cpu", "30", "memory", "1Gi")).Label(extension.LabelQuotaName, "b").Obj(),
 		}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := m.UpdateQuota(quota("p").min(rl("cpu", "10")).max(rl("cpu", "40")).isParent().obj()); err != nil {
+		if err := m.UpdateQuota(utiltesting.MakeElasticQuota("p").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "40")).IsParent().Obj()); err != nil {
 			t.Fatal(err)
 		}
-		if err := m.UpdateQuota(quota("a").min(rl("cpu", "10")).max(rl("cpu", "40")).parent("p").obj()); err != nil {
+		if err := m.UpdateQuota(utiltesting.MakeElasticQuota("a").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "40")).Parent("p").Obj()); err != nil {
 			t.Fatal(err)
 		}
-		q := quota("b").min(rl("cpu", "5")).max(rl("cpu", "40", "memory", "10Gi")).parent(parent)
+		q := utiltesting.MakeElasticQuota("b").Min(utiltesting.Resources("cpu", "5")).Max(utiltesting.Resources("cpu", "40", "memory", "10Gi")).Parent(parent)
 		for key, v := range map[string]string{extension.AnnotationSharedWeight: weight, extension.AnnotationGuaranteed: guaranteed, extension.AnnotationQuotaNamespaces: namespaces} {
 			if v != "" {
-				q.annotate(key, v)
+				q.Annotation(key, v)
 			}
 		}
-		updateErr := m.UpdateQuota(q.obj())
+		updateErr := m.UpdateQuota(q.Obj())
 		for _, s := range m.Statuses() {
 			n := m.quotas[s.Name]
 			for name, v := range s.Runtime {

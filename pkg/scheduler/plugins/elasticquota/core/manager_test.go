@@ -19,6 +19,8 @@ package core
 import (
 	"testing"
 
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
@@ -39,121 +41,121 @@ func TestRuntime(t *testing.T) {
 		// a: request 30 > min 10, borrows; b: request 5, lends 5. 40 - 10 - 5 = 25 left, a gets 10 + 25 = 35,
 		// capped at its request 30.
 		"two tenants borrow": {
-			total: rl("cpu", "40"),
+			total: utiltesting.Resources("cpu", "40"),
 			quotas: []*schedv1alpha1.ElasticQuota{
-				quota("a").min(rl("cpu", "10")).max(rl("cpu", "40")).obj(),
-				quota("b").min(rl("cpu", "10")).max(rl("cpu", "40")).obj(),
+				utiltesting.MakeElasticQuota("a").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "40")).Obj(),
+				utiltesting.MakeElasticQuota("b").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "40")).Obj(),
 			},
 			pods: []*corev1.Pod{
-				pod("a1", rl("cpu", "20")).inQuota("a").on("n1").obj(),
-				pod("a2", rl("cpu", "10")).inQuota("a").obj(),
-				pod("b1", rl("cpu", "5")).inQuota("b").on("n1").obj(),
+				utiltesting.MakePod("a1").Req(utiltesting.Resources("cpu", "20")).Label(extension.LabelQuotaName, "a").Node("n1").Obj(),
+				utiltesting.MakePod("a2").Req(utiltesting.Resources("cpu", "10")).Label(extension.LabelQuotaName, "a").Obj(),
+				utiltesting.MakePod("b1").Req(utiltesting.Resources("cpu", "5")).Label(extension.LabelQuotaName, "b").Node("n1").Obj(),
 			},
-			want: map[string]corev1.ResourceList{"a": rl("cpu", "30"), "b": rl("cpu", "5")},
+			want: map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "30"), "b": utiltesting.Resources("cpu", "5")},
 		},
 		// b keeps its min 10 though it requests 5: a gets 40 - 10 = 30 of its 40.
 		"lending off": {
-			total: rl("cpu", "40"),
+			total: utiltesting.Resources("cpu", "40"),
 			quotas: []*schedv1alpha1.ElasticQuota{
-				quota("a").min(rl("cpu", "10")).max(rl("cpu", "40")).obj(),
-				quota("b").min(rl("cpu", "10")).max(rl("cpu", "40")).noLending().obj(),
+				utiltesting.MakeElasticQuota("a").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "40")).Obj(),
+				utiltesting.MakeElasticQuota("b").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "40")).NoLending().Obj(),
 			},
 			pods: []*corev1.Pod{
-				pod("a1", rl("cpu", "40")).inQuota("a").obj(),
-				pod("b1", rl("cpu", "5")).inQuota("b").obj(),
+				utiltesting.MakePod("a1").Req(utiltesting.Resources("cpu", "40")).Label(extension.LabelQuotaName, "a").Obj(),
+				utiltesting.MakePod("b1").Req(utiltesting.Resources("cpu", "5")).Label(extension.LabelQuotaName, "b").Obj(),
 			},
-			want: map[string]corev1.ResourceList{"a": rl("cpu", "30"), "b": rl("cpu", "10")},
+			want: map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "30"), "b": utiltesting.Resources("cpu", "10")},
 		},
 		// Shared weights 1:3 of 40 spare cpu; memory weights default to max (10Gi each), so memory splits 1:1.
 		"shared weights": {
-			total: rl("cpu", "40", "memory", "10Gi"),
+			total: utiltesting.Resources("cpu", "40", "memory", "10Gi"),
 			quotas: []*schedv1alpha1.ElasticQuota{
-				quota("a").max(rl("cpu", "40", "memory", "10Gi")).annotate(extension.AnnotationSharedWeight, `{"cpu":"1"}`).obj(),
-				quota("b").max(rl("cpu", "40", "memory", "10Gi")).annotate(extension.AnnotationSharedWeight, `{"cpu":"3"}`).obj(),
+				utiltesting.MakeElasticQuota("a").Max(utiltesting.Resources("cpu", "40", "memory", "10Gi")).Annotation(extension.AnnotationSharedWeight, `{"cpu":"1"}`).Obj(),
+				utiltesting.MakeElasticQuota("b").Max(utiltesting.Resources("cpu", "40", "memory", "10Gi")).Annotation(extension.AnnotationSharedWeight, `{"cpu":"3"}`).Obj(),
 			},
 			pods: []*corev1.Pod{
-				pod("a1", rl("cpu", "40", "memory", "10Gi")).inQuota("a").obj(),
-				pod("b1", rl("cpu", "40", "memory", "10Gi")).inQuota("b").obj(),
+				utiltesting.MakePod("a1").Req(utiltesting.Resources("cpu", "40", "memory", "10Gi")).Label(extension.LabelQuotaName, "a").Obj(),
+				utiltesting.MakePod("b1").Req(utiltesting.Resources("cpu", "40", "memory", "10Gi")).Label(extension.LabelQuotaName, "b").Obj(),
 			},
-			want: map[string]corev1.ResourceList{"a": rl("cpu", "10", "memory", "5Gi"), "b": rl("cpu", "30", "memory", "5Gi")},
+			want: map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "10", "memory", "5Gi"), "b": utiltesting.Resources("cpu", "30", "memory", "5Gi")},
 		},
 		// min 20 + 40 > 30: scaled to 10 and 20, which both requests exceed.
 		"min scaling": {
-			total: rl("cpu", "30"),
+			total: utiltesting.Resources("cpu", "30"),
 			quotas: []*schedv1alpha1.ElasticQuota{
-				quota("a").min(rl("cpu", "20")).max(rl("cpu", "100")).obj(),
-				quota("b").min(rl("cpu", "40")).max(rl("cpu", "100")).obj(),
+				utiltesting.MakeElasticQuota("a").Min(utiltesting.Resources("cpu", "20")).Max(utiltesting.Resources("cpu", "100")).Obj(),
+				utiltesting.MakeElasticQuota("b").Min(utiltesting.Resources("cpu", "40")).Max(utiltesting.Resources("cpu", "100")).Obj(),
 			},
 			pods: []*corev1.Pod{
-				pod("a1", rl("cpu", "25")).inQuota("a").obj(),
-				pod("b1", rl("cpu", "50")).inQuota("b").obj(),
+				utiltesting.MakePod("a1").Req(utiltesting.Resources("cpu", "25")).Label(extension.LabelQuotaName, "a").Obj(),
+				utiltesting.MakePod("b1").Req(utiltesting.Resources("cpu", "50")).Label(extension.LabelQuotaName, "b").Obj(),
 			},
-			want: map[string]corev1.ResourceList{"a": rl("cpu", "10"), "b": rl("cpu", "20")},
+			want: map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "10"), "b": utiltesting.Resources("cpu", "20")},
 		},
 		"min scaling off": {
-			total: rl("cpu", "30"),
+			total: utiltesting.Resources("cpu", "30"),
 			quotas: []*schedv1alpha1.ElasticQuota{
-				quota("a").min(rl("cpu", "20")).max(rl("cpu", "100")).obj(),
-				quota("b").min(rl("cpu", "40")).max(rl("cpu", "100")).obj(),
+				utiltesting.MakeElasticQuota("a").Min(utiltesting.Resources("cpu", "20")).Max(utiltesting.Resources("cpu", "100")).Obj(),
+				utiltesting.MakeElasticQuota("b").Min(utiltesting.Resources("cpu", "40")).Max(utiltesting.Resources("cpu", "100")).Obj(),
 			},
 			pods: []*corev1.Pod{
-				pod("a1", rl("cpu", "25")).inQuota("a").obj(),
-				pod("b1", rl("cpu", "50")).inQuota("b").obj(),
+				utiltesting.MakePod("a1").Req(utiltesting.Resources("cpu", "25")).Label(extension.LabelQuotaName, "a").Obj(),
+				utiltesting.MakePod("b1").Req(utiltesting.Resources("cpu", "50")).Label(extension.LabelQuotaName, "b").Obj(),
 			},
 			opts: func(o *Options) { o.EnableMinQuotaScale = false },
-			want: map[string]corev1.ResourceList{"a": rl("cpu", "20"), "b": rl("cpu", "40")},
+			want: map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "20"), "b": utiltesting.Resources("cpu", "40")},
 		},
 		// Level 1 (total 100): p requests min(50,100) + min(10,100) = 60 <= its min 60, so gets 60; q requests
 		// 80 > min 40, gets 40, and nothing is left. Level 2 (p's 60): p1 requests 50 > min 20, p2 10 <= min
 		// 40; 60 - 20 - 10 = 30 left -> p1 20 + 30 = 50.
 		"multi-level tree": {
-			total: rl("cpu", "100"),
+			total: utiltesting.Resources("cpu", "100"),
 			quotas: []*schedv1alpha1.ElasticQuota{
-				quota("p").min(rl("cpu", "60")).max(rl("cpu", "100")).isParent().obj(),
-				quota("p1").min(rl("cpu", "20")).max(rl("cpu", "100")).parent("p").obj(),
-				quota("p2").min(rl("cpu", "40")).max(rl("cpu", "100")).parent("p").obj(),
-				quota("q").min(rl("cpu", "40")).max(rl("cpu", "100")).obj(),
+				utiltesting.MakeElasticQuota("p").Min(utiltesting.Resources("cpu", "60")).Max(utiltesting.Resources("cpu", "100")).IsParent().Obj(),
+				utiltesting.MakeElasticQuota("p1").Min(utiltesting.Resources("cpu", "20")).Max(utiltesting.Resources("cpu", "100")).Parent("p").Obj(),
+				utiltesting.MakeElasticQuota("p2").Min(utiltesting.Resources("cpu", "40")).Max(utiltesting.Resources("cpu", "100")).Parent("p").Obj(),
+				utiltesting.MakeElasticQuota("q").Min(utiltesting.Resources("cpu", "40")).Max(utiltesting.Resources("cpu", "100")).Obj(),
 			},
 			pods: []*corev1.Pod{
-				pod("p1-1", rl("cpu", "50")).inQuota("p1").obj(),
-				pod("p2-1", rl("cpu", "10")).inQuota("p2").obj(),
-				pod("q-1", rl("cpu", "80")).inQuota("q").obj(),
+				utiltesting.MakePod("p1-1").Req(utiltesting.Resources("cpu", "50")).Label(extension.LabelQuotaName, "p1").Obj(),
+				utiltesting.MakePod("p2-1").Req(utiltesting.Resources("cpu", "10")).Label(extension.LabelQuotaName, "p2").Obj(),
+				utiltesting.MakePod("q-1").Req(utiltesting.Resources("cpu", "80")).Label(extension.LabelQuotaName, "q").Obj(),
 			},
-			want: map[string]corev1.ResourceList{"p": rl("cpu", "60"), "p1": rl("cpu", "50"), "p2": rl("cpu", "10"), "q": rl("cpu", "40")},
+			want: map[string]corev1.ResourceList{"p": utiltesting.Resources("cpu", "60"), "p1": utiltesting.Resources("cpu", "50"), "p2": utiltesting.Resources("cpu", "10"), "q": utiltesting.Resources("cpu", "40")},
 		},
 		// a requests 100 but max is 15, so its request counts as 15. Equal weights: 40 splits 20/20, a is capped
 		// at 15 and its 5 go to b: 25 of its 30.
 		"capped by max": {
-			total: rl("cpu", "40"),
+			total: utiltesting.Resources("cpu", "40"),
 			quotas: []*schedv1alpha1.ElasticQuota{
-				quota("a").max(rl("cpu", "15")).annotate(extension.AnnotationSharedWeight, `{"cpu":"1"}`).obj(),
-				quota("b").max(rl("cpu", "40")).annotate(extension.AnnotationSharedWeight, `{"cpu":"1"}`).obj(),
+				utiltesting.MakeElasticQuota("a").Max(utiltesting.Resources("cpu", "15")).Annotation(extension.AnnotationSharedWeight, `{"cpu":"1"}`).Obj(),
+				utiltesting.MakeElasticQuota("b").Max(utiltesting.Resources("cpu", "40")).Annotation(extension.AnnotationSharedWeight, `{"cpu":"1"}`).Obj(),
 			},
 			pods: []*corev1.Pod{
-				pod("a1", rl("cpu", "100")).inQuota("a").obj(),
-				pod("b1", rl("cpu", "30")).inQuota("b").obj(),
+				utiltesting.MakePod("a1").Req(utiltesting.Resources("cpu", "100")).Label(extension.LabelQuotaName, "a").Obj(),
+				utiltesting.MakePod("b1").Req(utiltesting.Resources("cpu", "30")).Label(extension.LabelQuotaName, "b").Obj(),
 			},
-			want: map[string]corev1.ResourceList{"a": rl("cpu", "15"), "b": rl("cpu", "25")},
+			want: map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "15"), "b": utiltesting.Resources("cpu", "25")},
 		},
 		// The default quota's 10 used cpu comes off the 40 the tree shares: a gets 30 of its 40.
 		"default quota use comes off the total": {
-			total:  rl("cpu", "40"),
-			quotas: []*schedv1alpha1.ElasticQuota{quota("a").max(rl("cpu", "40")).obj()},
+			total:  utiltesting.Resources("cpu", "40"),
+			quotas: []*schedv1alpha1.ElasticQuota{utiltesting.MakeElasticQuota("a").Max(utiltesting.Resources("cpu", "40")).Obj()},
 			pods: []*corev1.Pod{
-				pod("a1", rl("cpu", "40")).inQuota("a").obj(),
-				pod("d1", rl("cpu", "10")).on("n1").obj(),
+				utiltesting.MakePod("a1").Req(utiltesting.Resources("cpu", "40")).Label(extension.LabelQuotaName, "a").Obj(),
+				utiltesting.MakePod("d1").Req(utiltesting.Resources("cpu", "10")).Node("n1").Obj(),
 			},
-			want: map[string]corev1.ResourceList{"a": rl("cpu", "30")},
+			want: map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "30")},
 		},
 		// o's parent does not exist: it gets no runtime.
 		"quota outside the tree": {
-			total: rl("cpu", "40"),
+			total: utiltesting.Resources("cpu", "40"),
 			quotas: []*schedv1alpha1.ElasticQuota{
-				quota("a").max(rl("cpu", "40")).obj(),
-				quota("o").max(rl("cpu", "40")).parent("missing").obj(),
+				utiltesting.MakeElasticQuota("a").Max(utiltesting.Resources("cpu", "40")).Obj(),
+				utiltesting.MakeElasticQuota("o").Max(utiltesting.Resources("cpu", "40")).Parent("missing").Obj(),
 			},
-			pods: []*corev1.Pod{pod("a1", rl("cpu", "10")).inQuota("a").obj()},
-			want: map[string]corev1.ResourceList{"a": rl("cpu", "10")},
+			pods: []*corev1.Pod{utiltesting.MakePod("a1").Req(utiltesting.Resources("cpu", "10")).Label(extension.LabelQuotaName, "a").Obj()},
+			want: map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "10")},
 		},
 	}
 	for name, tc := range tests {
@@ -171,10 +173,10 @@ func TestRuntime(t *testing.T) {
 
 // TestRuntimeFollowsChanges checks that runtime quotas follow pods, nodes and quotas as they change.
 func TestRuntimeFollowsChanges(t *testing.T) {
-	m, err := newTestManager(rl("cpu", "40"), []*schedv1alpha1.ElasticQuota{
-		quota("a").min(rl("cpu", "10")).max(rl("cpu", "40")).obj(),
-		quota("b").min(rl("cpu", "10")).max(rl("cpu", "40")).obj(),
-	}, []*corev1.Pod{pod("a1", rl("cpu", "40")).inQuota("a").obj()}, nil)
+	m, err := newTestManager(utiltesting.Resources("cpu", "40"), []*schedv1alpha1.ElasticQuota{
+		utiltesting.MakeElasticQuota("a").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "40")).Obj(),
+		utiltesting.MakeElasticQuota("b").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "40")).Obj(),
+	}, []*corev1.Pod{utiltesting.MakePod("a1").Req(utiltesting.Resources("cpu", "40")).Label(extension.LabelQuotaName, "a").Obj()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,17 +185,19 @@ func TestRuntimeFollowsChanges(t *testing.T) {
 		do   func()
 		want map[string]corev1.ResourceList
 	}{
-		{"a borrows all of b's min", func() {}, map[string]corev1.ResourceList{"a": rl("cpu", "40"), "b": rl("cpu", "0")}},
+		{"a borrows all of b's min", func() {}, map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "40"), "b": utiltesting.Resources("cpu", "0")}},
 		// b asks for 20: b gets its min 10 back first, then 40 - 10 - 10 = 20 is split 40:40 -> 10 each.
-		{"b asks for its min back", func() { m.UpdatePod(pod("b1", rl("cpu", "20")).inQuota("b").obj()) }, map[string]corev1.ResourceList{"a": rl("cpu", "20"), "b": rl("cpu", "20")}},
-		{"a second node doubles the total", func() { m.SetNode("n2", rl("cpu", "40")) }, map[string]corev1.ResourceList{"a": rl("cpu", "40"), "b": rl("cpu", "20")}},
-		{"b's pod goes", func() { m.DeletePod("b1") }, map[string]corev1.ResourceList{"a": rl("cpu", "40"), "b": rl("cpu", "0")}},
+		{"b asks for its min back", func() {
+			m.UpdatePod(utiltesting.MakePod("b1").Req(utiltesting.Resources("cpu", "20")).Label(extension.LabelQuotaName, "b").Obj())
+		}, map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "20"), "b": utiltesting.Resources("cpu", "20")}},
+		{"a second node doubles the total", func() { m.SetNode("n2", utiltesting.Resources("cpu", "40")) }, map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "40"), "b": utiltesting.Resources("cpu", "20")}},
+		{"b's pod goes", func() { m.DeletePod("b1") }, map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "40"), "b": utiltesting.Resources("cpu", "0")}},
 		{"b may no longer lend", func() {
-			if err := m.UpdateQuota(quota("b").min(rl("cpu", "50")).max(rl("cpu", "80")).noLending().obj()); err != nil {
+			if err := m.UpdateQuota(utiltesting.MakeElasticQuota("b").Min(utiltesting.Resources("cpu", "50")).Max(utiltesting.Resources("cpu", "80")).NoLending().Obj()); err != nil {
 				t.Fatal(err)
 			}
-		}, map[string]corev1.ResourceList{"a": rl("cpu", "30"), "b": rl("cpu", "50")}},
-		{"b is deleted", func() { m.DeleteQuota("b") }, map[string]corev1.ResourceList{"a": rl("cpu", "40")}},
+		}, map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "30"), "b": utiltesting.Resources("cpu", "50")}},
+		{"b is deleted", func() { m.DeleteQuota("b") }, map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "40")}},
 	}
 	for _, s := range steps {
 		s.do()
@@ -205,23 +209,23 @@ func TestRuntimeFollowsChanges(t *testing.T) {
 
 func TestQuotaOf(t *testing.T) {
 	quotas := []*schedv1alpha1.ElasticQuota{
-		quota("team-a").max(rl("cpu", "10")).obj(),
-		quota("ns1").namespace("ns1").max(rl("cpu", "10")).obj(),
-		quota("elsewhere").namespace("other").max(rl("cpu", "10")).obj(),
-		quota("listed").max(rl("cpu", "10")).annotate(extension.AnnotationQuotaNamespaces, `["ns2","elsewhere"]`).obj(),
+		utiltesting.MakeElasticQuota("team-a").Max(utiltesting.Resources("cpu", "10")).Obj(),
+		utiltesting.MakeElasticQuota("ns1").Namespace("ns1").Max(utiltesting.Resources("cpu", "10")).Obj(),
+		utiltesting.MakeElasticQuota("elsewhere").Namespace("other").Max(utiltesting.Resources("cpu", "10")).Obj(),
+		utiltesting.MakeElasticQuota("listed").Max(utiltesting.Resources("cpu", "10")).Annotation(extension.AnnotationQuotaNamespaces, `["ns2","elsewhere"]`).Obj(),
 	}
 	tests := map[string]struct {
 		pod  *corev1.Pod
 		want string
 	}{
-		"label":                          {pod: pod("p", nil).inQuota("team-a").ns("ns1").obj(), want: "team-a"},
-		"label of an unknown quota":      {pod: pod("p", nil).inQuota("nope").ns("ns1").obj(), want: extension.DefaultQuotaName},
-		"quota named like the namespace": {pod: pod("p", nil).ns("ns1").obj(), want: "ns1"},
-		"quota named like the namespace but in another one": {pod: pod("p", nil).ns("elsewhere").obj(), want: "listed"},
-		"namespaces annotation":                             {pod: pod("p", nil).ns("ns2").obj(), want: "listed"},
-		"default quota":                                     {pod: pod("p", nil).ns("ns3").obj(), want: extension.DefaultQuotaName},
+		"label":                          {pod: utiltesting.MakePod("p").Label(extension.LabelQuotaName, "team-a").Namespace("ns1").Obj(), want: "team-a"},
+		"label of an unknown quota":      {pod: utiltesting.MakePod("p").Label(extension.LabelQuotaName, "nope").Namespace("ns1").Obj(), want: extension.DefaultQuotaName},
+		"quota named like the namespace": {pod: utiltesting.MakePod("p").Namespace("ns1").Obj(), want: "ns1"},
+		"quota named like the namespace but in another one": {pod: utiltesting.MakePod("p").Namespace("elsewhere").Obj(), want: "listed"},
+		"namespaces annotation":                             {pod: utiltesting.MakePod("p").Namespace("ns2").Obj(), want: "listed"},
+		"default quota":                                     {pod: utiltesting.MakePod("p").Namespace("ns3").Obj(), want: extension.DefaultQuotaName},
 	}
-	m, err := newTestManager(rl("cpu", "10"), quotas, nil, nil)
+	m, err := newTestManager(utiltesting.Resources("cpu", "10"), quotas, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,10 +238,10 @@ func TestQuotaOf(t *testing.T) {
 	}
 }
 
-// TestPodsMoveWithQuotas checks that a pod charged to the default quota moves to a quota created for its
+// TestPodsMoveWithQuotas checks that a pod charged to the default quota moves to a quota utiltesting.Now for its
 // namespace, and back when the quota goes.
 func TestPodsMoveWithQuotas(t *testing.T) {
-	m, err := newTestManager(rl("cpu", "10"), nil, []*corev1.Pod{pod("p", rl("cpu", "2")).ns("ns1").on("n1").obj()}, nil)
+	m, err := newTestManager(utiltesting.Resources("cpu", "10"), nil, []*corev1.Pod{utiltesting.MakePod("p").Req(utiltesting.Resources("cpu", "2")).Namespace("ns1").Node("n1").Obj()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +256,7 @@ func TestPodsMoveWithQuotas(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{extension.DefaultQuotaName: "2", extension.SystemQuotaName: "0"}, used()); diff != "" {
 		t.Errorf("before (-want,+got):\n%s", diff)
 	}
-	if err := m.UpdateQuota(quota("ns1").namespace("ns1").max(rl("cpu", "10")).obj()); err != nil {
+	if err := m.UpdateQuota(utiltesting.MakeElasticQuota("ns1").Namespace("ns1").Max(utiltesting.Resources("cpu", "10")).Obj()); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(map[string]string{extension.DefaultQuotaName: "0", extension.SystemQuotaName: "0", "ns1": "2"}, used()); diff != "" {
@@ -270,21 +274,21 @@ func TestUpdateQuotaRejectsBadAnnotations(t *testing.T) {
 		want  string
 	}{
 		"shared weight not JSON": {
-			quota: quota("a").max(rl("cpu", "10")).annotate(extension.AnnotationSharedWeight, "{cpu").obj(),
+			quota: utiltesting.MakeElasticQuota("a").Max(utiltesting.Resources("cpu", "10")).Annotation(extension.AnnotationSharedWeight, "{cpu").Obj(),
 			want:  `quota "a": annotation "quota.scheduling.koordinator.sh/shared-weight": invalid character 'c' looking for beginning of object key string`,
 		},
 		"negative shared weight": {
-			quota: quota("a").max(rl("cpu", "10")).annotate(extension.AnnotationSharedWeight, `{"cpu":"-1"}`).obj(),
+			quota: utiltesting.MakeElasticQuota("a").Max(utiltesting.Resources("cpu", "10")).Annotation(extension.AnnotationSharedWeight, `{"cpu":"-1"}`).Obj(),
 			want:  `quota "a": annotation "quota.scheduling.koordinator.sh/shared-weight": cpu weight -1 is negative`,
 		},
 		"bad namespaces": {
-			quota: quota("a").max(rl("cpu", "10")).annotate(extension.AnnotationQuotaNamespaces, `["Bad_NS"]`).obj(),
+			quota: utiltesting.MakeElasticQuota("a").Max(utiltesting.Resources("cpu", "10")).Annotation(extension.AnnotationQuotaNamespaces, `["Bad_NS"]`).Obj(),
 			want:  `quota "a": annotation "quota.scheduling.koordinator.sh/namespaces": [0]: "Bad_NS" is not a valid namespace name (an RFC 1123 label)`,
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			m, err := newTestManager(rl("cpu", "10"), []*schedv1alpha1.ElasticQuota{quota("a").max(rl("cpu", "4")).obj()}, nil, func(o *Options) { o.EnableRuntimeQuota = false })
+			m, err := newTestManager(utiltesting.Resources("cpu", "10"), []*schedv1alpha1.ElasticQuota{utiltesting.MakeElasticQuota("a").Max(utiltesting.Resources("cpu", "4")).Obj()}, nil, func(o *Options) { o.EnableRuntimeQuota = false })
 			if err != nil {
 				t.Fatal(err)
 			}

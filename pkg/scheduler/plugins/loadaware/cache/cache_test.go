@@ -30,6 +30,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
 )
 
@@ -253,11 +254,16 @@ func TestNodesNodeMetric(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			nodes := NewNodes(estimator.Resources{corev1.ResourceCPU})
+			feed := plugins.NewFeed(nodes.UpdateNodeMetric, nodes.DeleteNodeMetric)
 			for _, e := range tc.events {
+				var err error
 				if e.delete {
-					nodes.DeleteNodeMetric(e.nm)
+					err = feed.Delete(e.nm)
 				} else {
-					nodes.UpdateNodeMetric(e.nm)
+					err = feed.Update(e.nm)
+				}
+				if err != nil {
+					t.Fatal(err)
 				}
 			}
 			var got *int64
@@ -268,29 +274,6 @@ func TestNodesNodeMetric(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("cpu usage of the view (-want,+got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestNodesKnows(t *testing.T) {
-	nodes := NewNodes(estimator.Resources{corev1.ResourceCPU})
-	nm := &slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "10"}}
-	nodes.UpdateNodeMetric(nm)
-	tests := map[string]struct {
-		node, resourceVersion string
-		want                  bool
-	}{
-		"the recorded version": {node: "n1", resourceVersion: "10", want: true},
-		"an older version":     {node: "n1", resourceVersion: "9", want: true},
-		"a newer version":      {node: "n1", resourceVersion: "11", want: false},
-		"not a number":         {node: "n1", resourceVersion: "x", want: false},
-		"another node":         {node: "n2", resourceVersion: "1", want: false},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := nodes.Knows(tc.node, tc.resourceVersion); got != tc.want {
-				t.Errorf("Knows(%s, %s) = %v, want %v", tc.node, tc.resourceVersion, got, tc.want)
 			}
 		})
 	}
@@ -359,7 +342,18 @@ func (m *invalidated) Invalidate() { m.calls++ }
 // only then.
 func TestNodeStamp(t *testing.T) {
 	nodes := NewNodes(estimator.Resources{corev1.ResourceCPU, corev1.ResourceMemory})
-	nodes.UpdateNodeMetric(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "1"}})
+	feed := plugins.NewFeed(nodes.UpdateNodeMetric, nodes.DeleteNodeMetric)
+	feedNodeMetric := func(rv string, deleted bool) {
+		nm := &slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: rv}}
+		pass := feed.Update
+		if deleted {
+			pass = feed.Delete
+		}
+		if err := pass(nm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	feedNodeMetric("1", false)
 	n := nodes.Get("n1")
 	steps := []struct {
 		name    string
@@ -367,18 +361,12 @@ func TestNodeStamp(t *testing.T) {
 		changed bool
 	}{
 		{"nothing", func() {}, false},
-		{"an older NodeMetric", func() {
-			nodes.UpdateNodeMetric(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "0"}})
-		}, false},
-		{"a newer NodeMetric", func() {
-			nodes.UpdateNodeMetric(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "2"}})
-		}, true},
+		{"an older NodeMetric", func() { feedNodeMetric("0", false) }, false},
+		{"a newer NodeMetric", func() { feedNodeMetric("2", false) }, true},
 		{"a pod assigned", func() { nodes.Assign("n1", AssignedPod{UID: "p1"}) }, true},
 		{"a pod assigned elsewhere", func() { nodes.Assign("n2", AssignedPod{UID: "p2"}) }, false},
 		{"a pod removed", func() { nodes.Remove("p1") }, true},
-		{"the NodeMetric deleted", func() {
-			nodes.DeleteNodeMetric(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "3"}})
-		}, true},
+		{"the NodeMetric deleted", func() { feedNodeMetric("3", true) }, true},
 	}
 	for _, step := range steps {
 		before := n.Stamp()

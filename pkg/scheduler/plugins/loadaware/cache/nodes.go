@@ -18,7 +18,6 @@ package cache
 
 import (
 	"maps"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,11 +37,8 @@ import (
 // node's NodeMetric view, pods generation and memoized results are atomic pointers and counters. Writers
 // (informer events, Reserve) serialize on one mutex. It is safe for concurrent use.
 //
-// NodeMetric versions come from two sources: the plugin's NodeMetric informer, and kube-scheduler's own,
-// whose events reach the plugin through its queueing hints. The two informers run independently, so a pod
-// requeued by kube-scheduler's event could otherwise be retried against the older version the plugin's
-// informer still holds; fed by both, the views never lag the event that requeued a pod. The newer version
-// (by resourceVersion) wins.
+// NodeMetrics reach it through a plugins.Feed, which passes on each version once and never an older one
+// after a newer, whether the plugin's informer or kube-scheduler's (through the queueing hint) has it first.
 type Nodes struct {
 	// nodes is read for every node in every cycle; the padding keeps the writers' fields below off its cache
 	// line.
@@ -81,10 +77,10 @@ type Node struct {
 	owner *Nodes
 }
 
-// viewEntry is the latest known version of a NodeMetric; view is nil once it is deleted.
+// viewEntry is the latest version of a NodeMetric; view is nil once it is deleted. A new entry for every
+// version makes a Stamp of the node differ whenever its NodeMetric changed.
 type viewEntry struct {
-	resourceVersion string
-	view            *NodeMetricView
+	view *NodeMetricView
 }
 
 // NewNodes returns an empty state over resources.
@@ -148,57 +144,23 @@ func (c *Nodes) nodeLocked(name string) *Node {
 	return n
 }
 
-// UpdateNodeMetric records nm unless a newer version of it is known already.
+// UpdateNodeMetric records nm as the node's NodeMetric.
 func (c *Nodes) UpdateNodeMetric(nm *slov1alpha1.NodeMetric) {
-	if n := c.Get(nm.Name); n != nil && !replaces(nm.ResourceVersion, n.view.Load(), false) {
-		return
-	}
 	view := NewNodeMetricView(nm, c.resources)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := c.nodeLocked(nm.Name)
-	if replaces(nm.ResourceVersion, n.view.Load(), false) {
-		n.view.Store(&viewEntry{resourceVersion: nm.ResourceVersion, view: view})
-		n.invalidateMemo()
-	}
+	n.view.Store(&viewEntry{view: view})
+	n.invalidateMemo()
 }
 
-// DeleteNodeMetric records that nm is gone unless a newer version of it is known. The deleted NodeMetric
-// leaves its version behind, so that a late event of an older version does not bring it back.
+// DeleteNodeMetric records that the node's NodeMetric nm is gone.
 func (c *Nodes) DeleteNodeMetric(nm *slov1alpha1.NodeMetric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := c.nodeLocked(nm.Name)
-	if replaces(nm.ResourceVersion, n.view.Load(), true) {
-		n.view.Store(&viewEntry{resourceVersion: nm.ResourceVersion})
-		n.invalidateMemo()
-	}
-}
-
-// Knows reports whether version resourceVersion of the NodeMetric of node, or a newer one, is recorded.
-func (c *Nodes) Knows(node, resourceVersion string) bool {
-	n := c.Get(node)
-	if n == nil {
-		return false
-	}
-	e := n.view.Load()
-	return e != nil && e.view != nil && e.resourceVersion != "" && !replaces(resourceVersion, e, false)
-}
-
-// replaces reports whether version resourceVersion replaces old: when it is newer, or, with orEqual, as
-// new. Versions that are not numbers always replace, so that the last event wins.
-func replaces(resourceVersion string, old *viewEntry, orEqual bool) bool {
-	if old == nil {
-		return true
-	}
-	// Resource versions are opaque, but etcd's are increasing integers; kube-scheduler's assume cache relies
-	// on that too.
-	x, errX := strconv.ParseUint(resourceVersion, 10, 64)
-	y, errY := strconv.ParseUint(old.resourceVersion, 10, 64)
-	if errX != nil || errY != nil {
-		return true
-	}
-	return x > y || orEqual && x == y
+	n.view.Store(&viewEntry{})
+	n.invalidateMemo()
 }
 
 // Assign records pod on node. When the pod is already recorded on that node, the earlier AssignedAt is kept
