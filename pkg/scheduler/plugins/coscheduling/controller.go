@@ -29,7 +29,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/cache"
 )
 
 // itemKind is what a work item asks for.
@@ -86,8 +86,8 @@ func (p *Plugin) writePodGroupStatus(ctx context.Context, namespace, name string
 	if err != nil {
 		return fmt.Errorf("get PodGroup: %w", err)
 	}
-	counts, _ := p.cache.Counts(core.ID{Namespace: namespace, Name: name})
-	status := core.PodGroupStatus(pg, counts, metav1.NewTime(p.clock.Now()))
+	counts, _ := p.cache.Counts(cache.ID{Namespace: namespace, Name: name})
+	status := cache.PodGroupStatus(pg, counts, metav1.NewTime(p.clock.Now()))
 	if equality.Semantic.DeepEqual(pg.Status, status) {
 		return nil
 	}

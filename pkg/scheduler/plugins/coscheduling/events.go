@@ -29,7 +29,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/cache"
 )
 
 // EventsToRegister returns the events that may make a pod this plugin rejected schedulable: a PodGroup
@@ -54,8 +54,8 @@ func (p *Plugin) isSchedulableAfterPodGroupChange(logger klog.Logger, pod *corev
 	if err != nil {
 		return fwk.Queue, err
 	}
-	id, ok := core.IDOf(pod)
-	if !ok || id != (core.ID{Namespace: pg.Namespace, Name: pg.Name}) {
+	id, ok := cache.IDOf(pod)
+	if !ok || id != (cache.ID{Namespace: pg.Namespace, Name: pg.Name}) {
 		return fwk.QueueSkip, nil
 	}
 	if oldObj != nil {
@@ -77,11 +77,11 @@ func (p *Plugin) isSchedulableAfterPodAdd(logger klog.Logger, pod *corev1.Pod, _
 	if !ok {
 		return fwk.Queue, fmt.Errorf("want a pod, got %T", newObj)
 	}
-	addedID, ok := core.IDOf(added)
+	addedID, ok := cache.IDOf(added)
 	if !ok {
 		return fwk.QueueSkip, nil
 	}
-	id, ok := core.IDOf(pod)
+	id, ok := cache.IDOf(pod)
 	if !ok {
 		return fwk.QueueSkip, nil
 	}

@@ -33,7 +33,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/cache"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
@@ -192,4 +192,4 @@ func newCycleState() *framework.CycleState {
 }
 
 // gangID is the ID of gang name in namespace default.
-func gangID(name string) core.ID { return core.ID{Namespace: "default", Name: name} }
+func gangID(name string) cache.ID { return cache.ID{Namespace: "default", Name: name} }

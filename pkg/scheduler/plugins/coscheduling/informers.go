@@ -29,7 +29,7 @@ import (
 	"github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/cache"
 )
 
 // watchPods keeps the cache's members in step with the scheduler's pod informer.
@@ -61,7 +61,7 @@ func (p *Plugin) podChanged(logger klog.Logger, pod *corev1.Pod) {
 
 // podGroupChanged schedules a status write for the PodGroup of pod's gang, if a PodGroup defines it.
 func (p *Plugin) podGroupChanged(pod *corev1.Pod) {
-	id, ok := core.IDOf(pod)
+	id, ok := cache.IDOf(pod)
 	if !ok {
 		return
 	}
@@ -102,7 +102,7 @@ func (p *Plugin) watchPodGroups(ctx context.Context, informers *crdinformers.Sha
 		if old := plugins.ObjectOf[v1alpha1.PodGroup](oldObj); pg == nil || old != nil && !specChanged(old, pg) {
 			return
 		}
-		id := core.ID{Namespace: pg.Namespace, Name: pg.Name}
+		id := cache.ID{Namespace: pg.Namespace, Name: pg.Name}
 		p.queue.AddAfter(workItem{kind: podGroupStatus, namespace: id.Namespace, name: id.Name}, p.statusDelay)
 		p.activate(logger, p.cache.Pending(id))
 	}

@@ -27,7 +27,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/cache"
 )
 
 // Permit lets an assumed member go on to bind once its gang group is satisfied (every gang of the group
@@ -90,7 +90,7 @@ func (p *Plugin) Unreserve(ctx context.Context, _ fwk.CycleState, pod *corev1.Po
 	if len(r.Reject) == 0 && len(r.Retry) == 0 && !r.TimedOut {
 		return
 	}
-	id, _ := core.IDOf(pod)
+	id, _ := cache.IDOf(pod)
 	msg := fmt.Sprintf("gang %q: member %s/%s was released", id, pod.Namespace, pod.Name)
 	if r.TimedOut {
 		msg = fmt.Sprintf("gang %q timed out", id)
@@ -105,7 +105,7 @@ func (p *Plugin) Unreserve(ctx context.Context, _ fwk.CycleState, pod *corev1.Po
 // release rejects the waiting pods of a failed cycle with msg, and, once each failed gang has backed off,
 // moves its pending members to the front of the queue: the first one to be tried starts the gang's next
 // cycle. Until then they are rejected in PreFilter, and may wait for no event the plugin knows of.
-func (p *Plugin) release(r core.Release, msg string) {
+func (p *Plugin) release(r cache.Release, msg string) {
 	p.reject(r.Reject, msg, rejectTries)
 	logger := klog.FromContext(p.runCtx)
 	for _, retry := range r.Retry {

@@ -17,7 +17,7 @@ limitations under the License.
 // Package coscheduling implements the Coscheduling plugin: gang scheduling. The pods of a gang (a PodGroup
 // of scheduling.sigs.k8s.io, or pods carrying the gang.scheduling.koordinator.sh annotations) are placed all
 // together or not at all: they wait in Permit until enough of them are assumed, and a Strict gang gives up
-// the whole attempt when one member fails. The gangs' state lives in core; this package decides. See
+// the whole attempt when one member fails. The gangs' state lives in package cache; this package decides. See
 // README.md for the rules.
 package coscheduling
 
@@ -42,7 +42,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/cache"
 )
 
 // Name is the plugin's name in a KubeSchedulerConfiguration.
@@ -70,7 +70,7 @@ type Plugin struct {
 	runCtx context.Context
 	handle fwk.Handle
 	clock  clock.WithDelayedExecution
-	cache  *core.Cache
+	cache  *cache.Cache
 	// checkCycle is false when args.SkipCheckScheduleCycle turns the schedule-cycle check off.
 	checkCycle bool
 
@@ -126,7 +126,7 @@ func newPlugin(ctx context.Context, args *config.CoschedulingArgs, h fwk.Handle,
 		runCtx: ctx,
 		handle: h,
 		clock:  o.clock,
-		cache: core.NewCache(core.Defaults{
+		cache: cache.NewCache(cache.Defaults{
 			WaitTime:    args.DefaultTimeout.Duration,
 			MatchPolicy: extension.GangMatchPolicy(args.DefaultMatchPolicy),
 		}, o.clock),

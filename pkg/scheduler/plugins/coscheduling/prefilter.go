@@ -26,7 +26,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/cache"
 )
 
 // preFilterKey is the CycleState key of the plugin's PreFilter result.
@@ -70,7 +70,7 @@ func (p *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, pod *corev
 }
 
 // check decides PreFilter, at now, for a member whose gang is v.
-func (p *Plugin) check(v *core.View, now time.Time) *fwk.Status {
+func (p *Plugin) check(v *cache.View, now time.Time) *fwk.Status {
 	switch {
 	case v.PodErr != nil:
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %q: the pod's gang annotations are invalid: %v", v.ID, v.PodErr))
@@ -95,7 +95,7 @@ func (p *Plugin) check(v *core.View, now time.Time) *fwk.Status {
 }
 
 // nextCycle says when the failed gang v is tried again.
-func nextCycle(v *core.View, now time.Time) string {
+func nextCycle(v *cache.View, now time.Time) string {
 	if wait := v.RetryAt.Sub(now); wait > 0 {
 		return fmt.Sprintf("the next cycle starts in %v", wait.Round(time.Millisecond))
 	}
@@ -115,7 +115,7 @@ func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *core
 			return nil, fwk.NewStatus(fwk.Unschedulable)
 		}
 	}
-	id, ok := core.IDOf(pod)
+	id, ok := cache.IDOf(pod)
 	if !ok {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}

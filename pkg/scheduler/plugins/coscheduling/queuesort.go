@@ -24,7 +24,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/cache"
 )
 
 // sortKey is what Less orders entities by, field after field.
@@ -75,7 +75,7 @@ func (p *Plugin) sortKeyOf(e fwk.QueuedEntityInfo) sortKey {
 	// A malformed sub-priority counts as none; the pod's webhook rejects it.
 	k.subPriority, _ = extension.GetPodSubPriority(pod.Labels)
 	k.namespace, k.name = pod.Namespace, pod.Name
-	if id, ok := core.IDOf(pod); ok {
+	if id, ok := cache.IDOf(pod); ok {
 		k.namespace, k.name = id.Namespace, id.Name
 		k.time = gangTime(p.cache, id, pod)
 	}
@@ -84,7 +84,7 @@ func (p *Plugin) sortKeyOf(e fwk.QueuedEntityInfo) sortKey {
 
 // gangTime returns the queue time of gang id, or the creation time of pod while the cache does not know the
 // gang.
-func gangTime(c *core.Cache, id core.ID, pod *corev1.Pod) time.Time {
+func gangTime(c *cache.Cache, id cache.ID, pod *corev1.Pod) time.Time {
 	if t, ok := c.QueueTime(id); ok {
 		return t
 	}

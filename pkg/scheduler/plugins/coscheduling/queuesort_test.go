@@ -30,7 +30,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/cache"
 )
 
 // queued wraps pod as kube-scheduler's queue does, queued at the given time.
@@ -57,7 +57,7 @@ func withPriority(pod *corev1.Pod, priority int32, sub string) *corev1.Pod {
 
 // sortPlugin returns a plugin for Less whose cache knows the pods.
 func sortPlugin(pods ...*corev1.Pod) *Plugin {
-	c := core.NewCache(core.Defaults{WaitTime: time.Minute, MatchPolicy: extension.GangMatchPolicyOnceSatisfied}, clock.RealClock{})
+	c := cache.NewCache(cache.Defaults{WaitTime: time.Minute, MatchPolicy: extension.GangMatchPolicyOnceSatisfied}, clock.RealClock{})
 	for _, p := range pods {
 		c.AddOrUpdatePod(p)
 	}

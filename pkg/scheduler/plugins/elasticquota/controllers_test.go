@@ -44,7 +44,7 @@ func TestReserveUnreserve(t *testing.T) {
 	used := func() string {
 		for _, s := range f.plugin.manager.Statuses() {
 			if s.Name == "team-a" {
-				q := s.Used.ResourceList()[corev1.ResourceCPU]
+				q := s.Used.List()[corev1.ResourceCPU]
 				return q.String()
 			}
 		}

@@ -27,7 +27,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/cache"
 )
 
 // configAnnotations are the quota annotations that change runtime quotas or pods' quotas; the others are
@@ -88,7 +88,7 @@ func isSchedulableAfterPodDelete(logger klog.Logger, pod *corev1.Pod, oldObj, _ 
 	if deleted == nil {
 		return fwk.Queue, fmt.Errorf("want a deleted pod, got %T", oldObj)
 	}
-	if core.PodRequest(deleted).IsZero() {
+	if cache.PodRequest(deleted).IsZero() {
 		return fwk.QueueSkip, nil
 	}
 	logger.V(5).Info("Pod deleted, the pod's quota may have room now", "pod", klog.KObj(pod), "deletedPod", klog.KObj(deleted))

@@ -17,7 +17,7 @@ limitations under the License.
 // Package elasticquota implements the ElasticQuota plugin: pods are charged to quotas (ElasticQuota objects
 // arranged in trees), a pod is admitted only while its quota's used resources plus its request stay within
 // the quota's runtime quota, preemption stays inside a quota, and a controller takes back what quotas use
-// beyond their runtime quota for too long. The state lives in package core; see README.md for the rules.
+// beyond their runtime quota for too long. The state lives in package cache; see README.md for the rules.
 package elasticquota
 
 import (
@@ -43,7 +43,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/cache"
 )
 
 // Name is the plugin's name in a KubeSchedulerConfiguration.
@@ -67,7 +67,7 @@ type Plugin struct {
 	args    *config.ElasticQuotaArgs
 	handle  fwk.Handle
 	clock   clock.WithTicker
-	manager *core.Manager
+	manager *cache.Manager
 
 	// client writes quota status; quotaLister lists the ElasticQuota objects; quotas feeds them to the
 	// manager.
@@ -125,7 +125,7 @@ func newPlugin(ctx context.Context, args *config.ElasticQuotaArgs, h fwk.Handle,
 		args:   args,
 		handle: h,
 		clock:  o.clock,
-		manager: core.NewManager(core.Options{
+		manager: cache.NewManager(cache.Options{
 			DefaultQuotaMax:     args.DefaultQuotaGroupMax,
 			SystemQuotaMax:      args.SystemQuotaGroupMax,
 			EnableMinQuotaScale: args.EnableMinQuotaScale,

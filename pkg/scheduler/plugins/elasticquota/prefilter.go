@@ -25,7 +25,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/cache"
 )
 
 // stateKey is the plugin's CycleState key.
@@ -33,8 +33,8 @@ const stateKey fwk.StateKey = "PreFilter" + Name
 
 // cycleState is the pod's admission to its quota in one scheduling cycle.
 type cycleState struct {
-	admission *core.Admission
-	charge    core.Charge
+	admission *cache.Admission
+	charge    cache.Charge
 	// admitted is PreFilter's verdict; changed is set once preemption's what-if added or removed pods.
 	admitted, changed bool
 }
@@ -67,7 +67,7 @@ func (p *Plugin) PreFilter(_ context.Context, cycle fwk.CycleState, pod *corev1.
 	charge := p.manager.ChargeOf(pod)
 	admission, err := p.manager.Admission(charge.Quota, p.args.EnableCheckParentQuota)
 	if err != nil {
-		if _, ok := errors.AsType[*core.NotAdmittableError](err); ok {
+		if _, ok := errors.AsType[*cache.NotAdmittableError](err); ok {
 			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 		}
 		return nil, fwk.AsStatus(err)

@@ -30,7 +30,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/cache"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // ReasonQuotaOverUsedRevoked is the reason of the event on a pod evicted because its quota used more than
@@ -45,7 +46,7 @@ type revoker struct {
 }
 
 // runRevoker checks the quotas every revokePodInterval until ctx ends: a quota whose used resources have
-// exceeded its runtime quota for delayEvictTime gives back pods (see core.Manager.RevokeVictims), which are
+// exceeded its runtime quota for delayEvictTime gives back pods (see cache.Manager.RevokeVictims), which are
 // evicted through the Eviction API.
 func (p *Plugin) runRevoker(ctx context.Context) {
 	logger := klog.FromContext(ctx).WithName("revoke")
@@ -66,7 +67,7 @@ func (p *Plugin) runRevoker(ctx context.Context) {
 // revoke runs one check.
 func (r *revoker) revoke(ctx context.Context) {
 	now := r.p.clock.Now()
-	over := map[string]core.OverUse{}
+	over := map[string]cache.OverUse{}
 	for _, o := range r.p.manager.OverUsed() {
 		over[o.Quota] = o
 	}
@@ -93,7 +94,7 @@ func (r *revoker) revoke(ctx context.Context) {
 }
 
 // evict evicts pod for its quota's over-use and records an event on it naming the quota and the numbers.
-func (r *revoker) evict(ctx context.Context, pod *corev1.Pod, o core.OverUse) {
+func (r *revoker) evict(ctx context.Context, pod *corev1.Pod, o cache.OverUse) {
 	logger := klog.FromContext(ctx)
 	message := fmt.Sprintf("quota %q used more than its %s for %v: %s", o.Quota, limitName(r.p.args.EnableRuntimeQuota), r.p.args.DelayEvictTime.Duration, overUseText(o))
 	eviction := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}
@@ -120,11 +121,11 @@ func limitName(runtime bool) string {
 }
 
 // overUseText lists the resources over their limit, e.g. "cpu used 40 > 32".
-func overUseText(o core.OverUse) string {
+func overUseText(o cache.OverUse) string {
 	var parts []string
 	for _, name := range o.Limit.Names() {
 		if used, limit := o.Used[name], o.Limit[name]; used > limit {
-			parts = append(parts, fmt.Sprintf("%s used %s > %s", name, core.Format(name, used), core.Format(name, limit)))
+			parts = append(parts, fmt.Sprintf("%s used %s > %s", name, quantity.Format(name, used), quantity.Format(name, limit)))
 		}
 	}
 	return strings.Join(parts, ", ")

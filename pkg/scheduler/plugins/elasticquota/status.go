@@ -31,7 +31,8 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/core"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/cache"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // statusInterval is how often the status writer compares the manager's numbers with the ElasticQuota
@@ -113,14 +114,14 @@ func (p *Plugin) writeStatuses(ctx context.Context) {
 }
 
 // writeStatus patches eq's annotations and status to s, each only when it differs.
-func (p *Plugin) writeStatus(ctx context.Context, eq *schedv1alpha1.ElasticQuota, s core.Status) error {
+func (p *Plugin) writeStatus(ctx context.Context, eq *schedv1alpha1.ElasticQuota, s cache.Status) error {
 	want := &metav1.ObjectMeta{Annotations: map[string]string{}}
-	for key, v := range map[string]core.Vector{
+	for key, v := range map[string]quantity.Amounts{
 		extension.AnnotationRuntime:            s.Runtime,
 		extension.AnnotationRequest:            s.Request,
 		extension.AnnotationNonPreemptibleUsed: s.NonPreemptibleUsed,
 	} {
-		if err := extension.SetQuotaResourceList(want, key, v.ResourceList()); err != nil {
+		if err := extension.SetQuotaResourceList(want, key, v.List()); err != nil {
 			return err
 		}
 	}
@@ -147,7 +148,7 @@ func (p *Plugin) writeStatus(ctx context.Context, eq *schedv1alpha1.ElasticQuota
 			return fmt.Errorf("patch annotations: %w", err)
 		}
 	}
-	used := s.Used.ResourceList()
+	used := s.Used.List()
 	if !equalResources(eq.Status.Used, used) {
 		data, err := json.Marshal(map[string]any{"status": map[string]any{"used": used}})
 		if err != nil {

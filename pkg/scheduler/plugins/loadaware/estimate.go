@@ -33,7 +33,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/cache"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // stateKey keys the podState of the pod being scheduled in the CycleState; whichever of Filter, Score and
@@ -43,7 +43,7 @@ const stateKey fwk.StateKey = "Filter" + Name
 // podSignature is what Filter and Score look at in a pod; SignPod signs pods with it.
 type podSignature struct {
 	// Estimate is the pod's estimated usage.
-	Estimate estimator.Vector
+	Estimate quantity.Vector
 	// Prod says whether it is a koord-prod pod.
 	Prod bool
 	// DaemonSet says whether a DaemonSet owns it; the filter lets such pods through.
@@ -108,7 +108,7 @@ func (p *Plugin) signatureOf(logger klog.Logger, pod *corev1.Pod) podSignature {
 }
 
 // estimate estimates pod's usage, with the pod's own scaling factors when the args allow them.
-func (p *Plugin) estimate(logger klog.Logger, pod *corev1.Pod) estimator.Vector {
+func (p *Plugin) estimate(logger klog.Logger, pod *corev1.Pod) quantity.Vector {
 	var custom map[corev1.ResourceName]int64
 	if p.args.AllowCustomizeEstimation {
 		var err error
@@ -120,7 +120,7 @@ func (p *Plugin) estimate(logger klog.Logger, pod *corev1.Pod) estimator.Vector 
 }
 
 // assignedPod describes pod, assigned to a node at assignedAt, for the assign cache.
-func (p *Plugin) assignedPod(logger klog.Logger, pod *corev1.Pod, estimate estimator.Vector, assignedAt time.Time) cache.AssignedPod {
+func (p *Plugin) assignedPod(logger klog.Logger, pod *corev1.Pod, estimate quantity.Vector, assignedAt time.Time) cache.AssignedPod {
 	a := cache.AssignedPod{
 		Key:                      types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name},
 		UID:                      pod.UID,

@@ -41,6 +41,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/cache"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // Name is the plugin's name in a KubeSchedulerConfiguration.
@@ -59,7 +60,7 @@ type Plugin struct {
 	args  *config.LoadAwareSchedulingArgs
 	clock clock.PassiveClock
 
-	resources estimator.Resources
+	resources quantity.Names
 	estimator *estimator.Estimator
 	// weights are args.ResourceWeights by resource index; weightSum includes the dominant resource weight.
 	weights   []int64
@@ -145,7 +146,7 @@ func newPlugin(ctx context.Context, args *config.LoadAwareSchedulingArgs, h fwk.
 
 // resourcesOf lists the resources the plugin works on: cpu and memory, then, sorted, every other resource
 // the args name.
-func resourcesOf(args *config.LoadAwareSchedulingArgs) estimator.Resources {
+func resourcesOf(args *config.LoadAwareSchedulingArgs) quantity.Names {
 	others := sets.New[corev1.ResourceName]()
 	for _, m := range []map[corev1.ResourceName]int64{args.ResourceWeights, args.UsageThresholds, args.ProdUsageThresholds, args.EstimatedScalingFactors} {
 		others.Insert(slices.Collect(maps.Keys(m))...)
@@ -155,7 +156,7 @@ func resourcesOf(args *config.LoadAwareSchedulingArgs) estimator.Resources {
 	}
 	others.Insert(args.SupportedResources...)
 	others.Delete(corev1.ResourceCPU, corev1.ResourceMemory)
-	return append(estimator.Resources{corev1.ResourceCPU, corev1.ResourceMemory}, sets.List(others)...)
+	return append(quantity.Names{corev1.ResourceCPU, corev1.ResourceMemory}, sets.List(others)...)
 }
 
 // Name returns the plugin's name.

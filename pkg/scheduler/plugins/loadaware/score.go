@@ -22,7 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // Score prefers nodes whose estimated usage (see addEstimatedUsage) leaves most of their allocatable free:
@@ -67,7 +67,7 @@ func (p *Plugin) Score(ctx context.Context, cycle fwk.CycleState, pod *corev1.Po
 }
 
 // score is the weighted score of used on a node with allocatable.
-func (p *Plugin) score(used, allocatable estimator.Vector) int64 {
+func (p *Plugin) score(used, allocatable quantity.Vector) int64 {
 	if p.weightSum == 0 {
 		return 0
 	}

@@ -25,7 +25,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/cache"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // nodeSummary is what Filter and Score need of one node, derived from one version of its state (NodeMetric
@@ -82,7 +82,7 @@ func (s *nodeSummary) validAt(node *corev1.Node, now time.Time) bool {
 }
 
 // usage returns the node's latest usage plus what the assigned pods add, for n resources.
-func (s *nodeSummary) usage(n int) estimator.Vector {
+func (s *nodeSummary) usage(n int) quantity.Vector {
 	if s.big != nil {
 		return s.big[:n:n]
 	}
@@ -90,7 +90,7 @@ func (s *nodeSummary) usage(n int) estimator.Vector {
 }
 
 // allocatable returns the node's allocatable, for n resources.
-func (s *nodeSummary) allocatable(n int) estimator.Vector {
+func (s *nodeSummary) allocatable(n int) quantity.Vector {
 	if s.big != nil {
 		return s.big[n : 2*n : 2*n]
 	}

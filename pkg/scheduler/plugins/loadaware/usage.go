@@ -23,7 +23,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/cache"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // maxInlineResources is how many resources vectors can hold without allocating during Filter and Score.
@@ -44,7 +44,7 @@ const (
 // addEstimatedUsage adds to used the estimated usage of node n, summarized by sum: the reported usage base,
 // what the pods assigned to n add while their usage is not reported (koord-prod pods only on prodUsage; see
 // cache.Node.AssignedUsage), and ps's estimate.
-func (p *Plugin) addEstimatedUsage(used estimator.Vector, n *cache.Node, sum *nodeSummary, base usageBase, ps *podState, now time.Time) {
+func (p *Plugin) addEstimatedUsage(used quantity.Vector, n *cache.Node, sum *nodeSummary, base usageBase, ps *podState, now time.Time) {
 	view := sum.view
 	switch base {
 	case latestUsage:
@@ -63,7 +63,7 @@ func (p *Plugin) addEstimatedUsage(used estimator.Vector, n *cache.Node, sum *no
 
 // allocatable returns the allocatable of resources on a node in the plugin's units, from the values the
 // scheduler keeps per node.
-func (p *Plugin) allocatable(nodeInfo fwk.NodeInfo, into estimator.Vector) {
+func (p *Plugin) allocatable(nodeInfo fwk.NodeInfo, into quantity.Vector) {
 	r := nodeInfo.GetAllocatable()
 	for i, name := range p.resources {
 		switch name {
@@ -82,10 +82,10 @@ func (p *Plugin) allocatable(nodeInfo fwk.NodeInfo, into estimator.Vector) {
 }
 
 // vectors returns n zeroed vectors for the plugin's resources, backed by buf when they fit.
-func (p *Plugin) vectors(buf *[2 * maxInlineResources]int64) (a, b estimator.Vector) {
+func (p *Plugin) vectors(buf *[2 * maxInlineResources]int64) (a, b quantity.Vector) {
 	n := len(p.resources)
 	if n <= maxInlineResources {
 		return buf[:n:n], buf[n : 2*n : 2*n]
 	}
-	return make(estimator.Vector, n), make(estimator.Vector, n)
+	return make(quantity.Vector, n), make(quantity.Vector, n)
 }

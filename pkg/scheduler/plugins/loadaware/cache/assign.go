@@ -21,7 +21,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // AssignedPod is a pod placed on a node, by this scheduler or found bound there, with what LoadAwareScheduling
@@ -32,7 +32,7 @@ type AssignedPod struct {
 	// UID identifies the pod.
 	UID types.UID
 	// Estimate is the pod's estimated usage.
-	Estimate estimator.Vector
+	Estimate quantity.Vector
 	// Prod says whether the pod is a koord-prod pod.
 	Prod bool
 	// AssignedAt is when the pod was placed on the node.

@@ -31,7 +31,7 @@ import (
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 var t0 = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
@@ -100,7 +100,7 @@ func TestNodesAssign(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			c := NewNodes(estimator.Resources{corev1.ResourceCPU})
+			c := NewNodes(quantity.Names{corev1.ResourceCPU})
 			tc.ops(c)
 			var got []placed
 			for _, node := range []string{"n1", "n2"} {
@@ -129,7 +129,7 @@ func usage(kv ...string) slov1alpha1.ResourceMap {
 }
 
 func TestNewNodeMetricView(t *testing.T) {
-	resources := estimator.Resources{corev1.ResourceCPU, corev1.ResourceMemory}
+	resources := quantity.Names{corev1.ResourceCPU, corev1.ResourceMemory}
 	nm := &slov1alpha1.NodeMetric{
 		ObjectMeta: metav1.ObjectMeta{Name: "n1"},
 		Spec: slov1alpha1.NodeMetricSpec{CollectPolicy: &slov1alpha1.NodeMetricCollectPolicy{
@@ -164,19 +164,19 @@ func TestNewNodeMetricView(t *testing.T) {
 		UpdateTime     time.Time
 		ReportInterval time.Duration
 		HasUsage       bool
-		NodeUsage      estimator.Vector
-		SystemUsage    estimator.Vector
-		ProdUsage      estimator.Vector
-		Pods           map[types.NamespacedName]estimator.Vector
+		NodeUsage      quantity.Vector
+		SystemUsage    quantity.Vector
+		ProdUsage      quantity.Vector
+		Pods           map[types.NamespacedName]quantity.Vector
 	}
 	want := summary{
 		UpdateTime:     t0,
 		ReportInterval: 30 * time.Second,
 		HasUsage:       true,
-		NodeUsage:      estimator.Vector{4000, 8 * gi},
-		SystemUsage:    estimator.Vector{500, 1 * gi},
-		ProdUsage:      estimator.Vector{1500, 2 * gi},
-		Pods: map[types.NamespacedName]estimator.Vector{
+		NodeUsage:      quantity.Vector{4000, 8 * gi},
+		SystemUsage:    quantity.Vector{500, 1 * gi},
+		ProdUsage:      quantity.Vector{1500, 2 * gi},
+		Pods: map[types.NamespacedName]quantity.Vector{
 			{Namespace: "ns", Name: "web"}: {1000, 1 * gi},
 			{Namespace: "ns", Name: "api"}: {500, 1 * gi},
 			{Namespace: "ns", Name: "job"}: {2000, 2 * gi},
@@ -190,12 +190,12 @@ func TestNewNodeMetricView(t *testing.T) {
 	aggregates := map[string]struct {
 		typ    extension.AggregationType
 		window time.Duration
-		want   estimator.Vector
+		want   quantity.Vector
 		wantOK bool
 	}{
-		"given window":                      {typ: extension.P95, window: 5 * time.Minute, want: estimator.Vector{5000, 9 * gi}, wantOK: true},
-		"longest window":                    {typ: extension.P95, want: estimator.Vector{6000, 10 * gi}, wantOK: true},
-		"longest window reporting the type": {typ: extension.AVG, want: estimator.Vector{3000, 7 * gi}, wantOK: true},
+		"given window":                      {typ: extension.P95, window: 5 * time.Minute, want: quantity.Vector{5000, 9 * gi}, wantOK: true},
+		"longest window":                    {typ: extension.P95, want: quantity.Vector{6000, 10 * gi}, wantOK: true},
+		"longest window reporting the type": {typ: extension.AVG, want: quantity.Vector{3000, 7 * gi}, wantOK: true},
 		"empty statistic is not reported":   {typ: extension.P99},
 		"window not reported":               {typ: extension.P95, window: 10 * time.Minute},
 	}
@@ -213,7 +213,7 @@ func TestNewNodeMetricView(t *testing.T) {
 }
 
 func TestNewNodeMetricViewEmpty(t *testing.T) {
-	v := NewNodeMetricView(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, estimator.Resources{corev1.ResourceCPU})
+	v := NewNodeMetricView(&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, quantity.Names{corev1.ResourceCPU})
 	if v.HasUsage || !v.UpdateTime.IsZero() || v.ReportInterval != DefaultReportInterval {
 		t.Errorf("view of an empty NodeMetric = %+v, want no usage, no update time and the default report interval", v)
 	}
@@ -253,7 +253,7 @@ func TestNodesNodeMetric(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			nodes := NewNodes(estimator.Resources{corev1.ResourceCPU})
+			nodes := NewNodes(quantity.Names{corev1.ResourceCPU})
 			feed := plugins.NewFeed(nodes.UpdateNodeMetric, nodes.DeleteNodeMetric)
 			for _, e := range tc.events {
 				var err error
@@ -282,7 +282,7 @@ func TestNodesNodeMetric(t *testing.T) {
 // TestNodesForObject: the lookup by node object finds what the lookup by name finds, whatever object the
 // scheduler holds for a node, and holds on to few objects the nodes no longer have.
 func TestNodesForObject(t *testing.T) {
-	nodes := NewNodes(estimator.Resources{corev1.ResourceCPU, corev1.ResourceMemory})
+	nodes := NewNodes(quantity.Names{corev1.ResourceCPU, corev1.ResourceMemory})
 	object := func(name string) *corev1.Node { return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}} }
 
 	if n := nodes.ForObject(object("unknown")); n != nil {
@@ -341,7 +341,7 @@ func (m *invalidated) Invalidate() { m.calls++ }
 // TestNodeStamp: a node's stamp changes, and its memo is invalidated, with its NodeMetric and its pods, and
 // only then.
 func TestNodeStamp(t *testing.T) {
-	nodes := NewNodes(estimator.Resources{corev1.ResourceCPU, corev1.ResourceMemory})
+	nodes := NewNodes(quantity.Names{corev1.ResourceCPU, corev1.ResourceMemory})
 	feed := plugins.NewFeed(nodes.UpdateNodeMetric, nodes.DeleteNodeMetric)
 	feedNodeMetric := func(rv string, deleted bool) {
 		nm := &slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: rv}}

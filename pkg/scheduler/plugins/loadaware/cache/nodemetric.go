@@ -23,7 +23,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // DefaultReportInterval is the report interval of a NodeMetric that states none (Koordinator's default).
@@ -38,15 +38,15 @@ type NodeMetricView struct {
 	// HasUsage says whether the NodeMetric carries node usage at all.
 	HasUsage bool
 	// NodeUsage is the node's usage.
-	NodeUsage estimator.Vector
+	NodeUsage quantity.Vector
 	// SystemUsage is the usage not accounted to pods.
-	SystemUsage estimator.Vector
+	SystemUsage quantity.Vector
 	// ProdUsage is the sum of the usage of the koord-prod pods.
-	ProdUsage estimator.Vector
+	ProdUsage quantity.Vector
 	// Aggregated are the statistics of node usage, by window.
 	Aggregated []AggregatedUsage
 	// Pods are the usages of the pods the NodeMetric reports, by namespace and name.
-	Pods map[types.NamespacedName]estimator.Vector
+	Pods map[types.NamespacedName]quantity.Vector
 }
 
 // AggregatedUsage is one statistic of node usage over one window.
@@ -56,11 +56,11 @@ type AggregatedUsage struct {
 	// Window is the window.
 	Window time.Duration
 	// Usage is the value of the statistic.
-	Usage estimator.Vector
+	Usage quantity.Vector
 }
 
 // NewNodeMetricView converts nm for resources.
-func NewNodeMetricView(nm *slov1alpha1.NodeMetric, resources estimator.Resources) *NodeMetricView {
+func NewNodeMetricView(nm *slov1alpha1.NodeMetric, resources quantity.Names) *NodeMetricView {
 	v := &NodeMetricView{ReportInterval: DefaultReportInterval}
 	if t := nm.Status.UpdateTime; t != nil {
 		v.UpdateTime = t.Time
@@ -68,7 +68,7 @@ func NewNodeMetricView(nm *slov1alpha1.NodeMetric, resources estimator.Resources
 	if p := nm.Spec.CollectPolicy; p != nil && p.ReportIntervalSeconds != nil && *p.ReportIntervalSeconds > 0 {
 		v.ReportInterval = time.Duration(*p.ReportIntervalSeconds) * time.Second
 	}
-	v.ProdUsage = make(estimator.Vector, len(resources))
+	v.ProdUsage = make(quantity.Vector, len(resources))
 	if m := nm.Status.NodeMetric; m != nil {
 		v.HasUsage = true
 		v.NodeUsage = resources.Vector(m.NodeUsage.ResourceList)
@@ -87,7 +87,7 @@ func NewNodeMetricView(nm *slov1alpha1.NodeMetric, resources estimator.Resources
 		}
 	}
 	if len(nm.Status.PodsMetric) > 0 {
-		v.Pods = make(map[types.NamespacedName]estimator.Vector, len(nm.Status.PodsMetric))
+		v.Pods = make(map[types.NamespacedName]quantity.Vector, len(nm.Status.PodsMetric))
 		for _, pm := range nm.Status.PodsMetric {
 			usage := resources.Vector(pm.PodUsage.ResourceList)
 			v.Pods[types.NamespacedName{Namespace: pm.Namespace, Name: pm.Name}] = usage
@@ -101,7 +101,7 @@ func NewNodeMetricView(nm *slov1alpha1.NodeMetric, resources estimator.Resources
 
 // Aggregate returns the statistic typ of node usage over window, or over the longest window reported for typ
 // when window is 0. ok is false when the NodeMetric does not report it.
-func (v *NodeMetricView) Aggregate(typ extension.AggregationType, window time.Duration) (usage estimator.Vector, ok bool) {
+func (v *NodeMetricView) Aggregate(typ extension.AggregationType, window time.Duration) (usage quantity.Vector, ok bool) {
 	var best time.Duration
 	for _, a := range v.Aggregated {
 		if a.Type != typ {

@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // Nodes holds LoadAwareScheduling's state of every node: the latest known version of its NodeMetric, as a
@@ -47,7 +47,7 @@ type Nodes struct {
 	// pointer hashes and compares without reaching the name's bytes in memory. It lags: ForObject falls back
 	// to nodes for objects it does not hold yet.
 	byObject  atomic.Pointer[map[*corev1.Node]*Node]
-	resources estimator.Resources
+	resources quantity.Names
 	_         [64]byte
 	// mu serializes writers and guards the pods of every node, podNode, every node's object and unlinked.
 	mu      sync.Mutex
@@ -84,7 +84,7 @@ type viewEntry struct {
 }
 
 // NewNodes returns an empty state over resources.
-func NewNodes(resources estimator.Resources) *Nodes {
+func NewNodes(resources quantity.Names) *Nodes {
 	n := &Nodes{resources: resources, podNode: map[types.UID]*Node{}}
 	n.nodes.Store(&map[string]*Node{})
 	n.byObject.Store(&map[*corev1.Node]*Node{})
@@ -274,15 +274,15 @@ type assignedMemo struct {
 	generation uint64
 	view       *NodeMetricView
 	validUntil time.Time
-	usage      estimator.Vector
+	usage      quantity.Vector
 	// latest is usage plus the view's node usage (for all pods only).
-	latest estimator.Vector
+	latest quantity.Vector
 }
 
 // LatestUsageUntil returns the node usage its NodeMetric view reports plus AssignedUsage of all pods at now,
 // and until when that holds unless the node's stamp changes first (zero when only a change of stamp ends
 // it). The returned vector must not be modified.
-func (n *Node) LatestUsageUntil(view *NodeMetricView, now time.Time) (estimator.Vector, time.Time) {
+func (n *Node) LatestUsageUntil(view *NodeMetricView, now time.Time) (quantity.Vector, time.Time) {
 	m := n.assignedMemo(view, false, now)
 	return m.latest, m.validUntil
 }
@@ -296,7 +296,7 @@ func (n *Node) LatestUsageUntil(view *NodeMetricView, now time.Time) (estimator.
 // The result is memoized: Filter and Score ask for it for every node in every cycle, and it changes only with
 // the node's pods, its NodeMetric or, for pods in their estimation seconds, the time. The returned vector
 // must not be modified.
-func (n *Node) AssignedUsage(view *NodeMetricView, prodOnly bool, now time.Time) estimator.Vector {
+func (n *Node) AssignedUsage(view *NodeMetricView, prodOnly bool, now time.Time) quantity.Vector {
 	return n.assignedMemo(view, prodOnly, now).usage
 }
 
@@ -309,7 +309,7 @@ func (n *Node) assignedMemo(view *NodeMetricView, prodOnly bool, now time.Time) 
 	if m := slot.Load(); m != nil && m.generation == generation && m.view == view && (m.validUntil.IsZero() || now.Before(m.validUntil)) {
 		return m
 	}
-	m := &assignedMemo{view: view, usage: make(estimator.Vector, len(n.owner.resources))}
+	m := &assignedMemo{view: view, usage: make(quantity.Vector, len(n.owner.resources))}
 	n.owner.mu.Lock()
 	m.generation = n.generation.Load()
 	for _, a := range n.pods {
@@ -335,7 +335,7 @@ func (n *Node) assignedMemo(view *NodeMetricView, prodOnly bool, now time.Time) 
 	}
 	n.owner.mu.Unlock()
 	if !prodOnly {
-		m.latest = make(estimator.Vector, len(m.usage))
+		m.latest = make(quantity.Vector, len(m.usage))
 		copy(m.latest, m.usage)
 		if view.NodeUsage != nil {
 			m.latest.Add(view.NodeUsage)

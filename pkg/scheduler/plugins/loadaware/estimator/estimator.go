@@ -14,8 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package estimator estimates how much of each resource a pod will use before its usage is measured, and
-// holds the resource vectors LoadAwareScheduling computes with.
+// Package estimator estimates how much of each resource a pod will use before its usage is measured, as a
+// quantity.Vector over the resources LoadAwareScheduling works on.
 //
 // A pod's estimate of resource r is max(request, limit) × factor / 100, rounded, and never above the limit.
 // koord-batch and koord-mid pods are estimated from the resources they request instead of cpu and memory
@@ -29,10 +29,10 @@ import (
 	"math"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // Estimates for pods that request nothing of a resource.
@@ -43,69 +43,16 @@ const (
 	DefaultMemoryRequest int64 = 200 * 1024 * 1024
 )
 
-// Resources is the ordered list of resources a plugin works on. Vectors are indexed like it.
-type Resources []corev1.ResourceName
-
-// Vector holds one amount per resource of a Resources, in the unit of Value.
-type Vector []int64
-
-// Index returns the position of name in r, or -1.
-func (r Resources) Index(name corev1.ResourceName) int {
-	for i, n := range r {
-		if n == name {
-			return i
-		}
-	}
-	return -1
-}
-
-// Vector returns the amounts of list for r's resources; resources missing from list are 0.
-func (r Resources) Vector(list corev1.ResourceList) Vector {
-	v := make(Vector, len(r))
-	for i, name := range r {
-		if q, ok := list[name]; ok {
-			v[i] = Value(name, q)
-		}
-	}
-	return v
-}
-
-// VectorOf returns the values of m for r's resources; resources missing from m are 0 and names of m outside
-// r are ignored.
-func (r Resources) VectorOf(m map[corev1.ResourceName]int64) Vector {
-	v := make(Vector, len(r))
-	for i, name := range r {
-		v[i] = m[name]
-	}
-	return v
-}
-
-// Value returns q in the unit the plugin computes name in: milli-cores for cpu, the plain value otherwise
-// (bytes for memory; batch-cpu and mid-cpu are milli-cores already).
-func Value(name corev1.ResourceName, q resource.Quantity) int64 {
-	if name == corev1.ResourceCPU {
-		return q.MilliValue()
-	}
-	return q.Value()
-}
-
-// Add adds o to v element-wise. Both have the same length.
-func (v Vector) Add(o Vector) {
-	for i := range v {
-		v[i] += o[i]
-	}
-}
-
 // Estimator estimates pods' usage of a fixed list of resources.
 type Estimator struct {
-	resources Resources
+	resources quantity.Names
 	// factors are the scaling factors by resource index; hasFactor says which resources have one.
 	factors   []int64
 	hasFactor []bool
 }
 
 // New returns an Estimator for resources with the given scaling factors, in percent by resource.
-func New(resources Resources, factors map[corev1.ResourceName]int64) *Estimator {
+func New(resources quantity.Names, factors map[corev1.ResourceName]int64) *Estimator {
 	e := &Estimator{resources: resources, factors: make([]int64, len(resources)), hasFactor: make([]bool, len(resources))}
 	for i, name := range resources {
 		e.factors[i], e.hasFactor[i] = factors[name]
@@ -114,15 +61,15 @@ func New(resources Resources, factors map[corev1.ResourceName]int64) *Estimator 
 }
 
 // Resources returns the resources e estimates.
-func (e *Estimator) Resources() Resources { return e.resources }
+func (e *Estimator) Resources() quantity.Names { return e.resources }
 
 // Estimate returns the estimated usage of pod. custom, when not empty, overrides the scaling factors of the
 // resources it names (a pod's scheduling.koordinator.sh/load-estimated-scaling-factors annotation).
-func (e *Estimator) Estimate(pod *corev1.Pod, custom map[corev1.ResourceName]int64) Vector {
+func (e *Estimator) Estimate(pod *corev1.Pod, custom map[corev1.ResourceName]int64) quantity.Vector {
 	requests := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
 	limits := resourcehelper.PodLimits(pod, resourcehelper.PodResourcesOptions{})
 	pc := extension.GetPodPriorityClassWithDefault(pod)
-	v := make(Vector, len(e.resources))
+	v := make(quantity.Vector, len(e.resources))
 	for i, name := range e.resources {
 		factor, ok := custom[name]
 		if !ok {
@@ -163,9 +110,5 @@ func estimate(name corev1.ResourceName, requests, limits corev1.ResourceList, fa
 }
 
 func valueIn(name corev1.ResourceName, list corev1.ResourceList) int64 {
-	q, ok := list[name]
-	if !ok {
-		return 0
-	}
-	return Value(name, q)
+	return quantity.ValueIn(list, name)
 }

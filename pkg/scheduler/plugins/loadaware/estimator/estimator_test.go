@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // list builds a resource list from "name=quantity" pairs.
@@ -56,60 +57,60 @@ func batchPod(requests, limits corev1.ResourceList) *corev1.Pod {
 
 func TestEstimate(t *testing.T) {
 	defaultFactors := map[corev1.ResourceName]int64{corev1.ResourceCPU: 85, corev1.ResourceMemory: 70}
-	resources := Resources{corev1.ResourceCPU, corev1.ResourceMemory}
+	resources := quantity.Names{corev1.ResourceCPU, corev1.ResourceMemory}
 	tests := map[string]struct {
 		pod     *corev1.Pod
 		factors map[corev1.ResourceName]int64
 		custom  map[corev1.ResourceName]int64
-		want    Vector
+		want    quantity.Vector
 	}{
 		"request only": {
 			pod:  podWith(list("cpu", "1", "memory", "1Gi"), nil),
-			want: Vector{850, 751619277}, // 0.7 Gi rounded
+			want: quantity.Vector{850, 751619277}, // 0.7 Gi rounded
 		},
 		"limit above request wins": {
 			pod:  podWith(list("cpu", "1", "memory", "1Gi"), list("cpu", "2", "memory", "2Gi")),
-			want: Vector{1700, 1503238554},
+			want: quantity.Vector{1700, 1503238554},
 		},
 		"rounded to the nearest unit": {
 			pod:  podWith(list("cpu", "5m", "memory", "3"), nil),
-			want: Vector{4, 2},
+			want: quantity.Vector{4, 2},
 		},
 		"nothing requested: 250m and 200Mi": {
 			pod:  podWith(nil, nil),
-			want: Vector{DefaultMilliCPURequest, DefaultMemoryRequest},
+			want: quantity.Vector{DefaultMilliCPURequest, DefaultMemoryRequest},
 		},
 		"factor above 100 capped at the limit": {
 			pod:     podWith(list("cpu", "1"), list("cpu", "1")),
 			factors: map[corev1.ResourceName]int64{corev1.ResourceCPU: 150},
-			want:    Vector{1000, 0},
+			want:    quantity.Vector{1000, 0},
 		},
 		"factor above 100 without a limit is not capped": {
 			pod:     podWith(list("cpu", "1"), nil),
 			factors: map[corev1.ResourceName]int64{corev1.ResourceCPU: 150},
-			want:    Vector{1500, 0},
+			want:    quantity.Vector{1500, 0},
 		},
 		"resource without a factor is 0": {
 			pod:     podWith(list("cpu", "1", "memory", "1Gi"), nil),
 			factors: map[corev1.ResourceName]int64{corev1.ResourceCPU: 100},
-			want:    Vector{1000, 0},
+			want:    quantity.Vector{1000, 0},
 		},
 		"custom factors override per resource": {
 			pod:    podWith(list("cpu", "1", "memory", "1000"), nil),
 			custom: map[corev1.ResourceName]int64{corev1.ResourceMemory: 10},
-			want:   Vector{850, 100},
+			want:   quantity.Vector{850, 100},
 		},
 		"batch pod from batch resources (batch-cpu in milli-cores)": {
 			pod:  batchPod(list(string(extension.BatchCPU), "2000", string(extension.BatchMemory), "1Gi"), nil),
-			want: Vector{1700, 751619277},
+			want: quantity.Vector{1700, 751619277},
 		},
 		"batch pod without batch resources: defaults": {
 			pod:  batchPod(nil, nil),
-			want: Vector{DefaultMilliCPURequest, DefaultMemoryRequest},
+			want: quantity.Vector{DefaultMilliCPURequest, DefaultMemoryRequest},
 		},
 		"batch pod requesting cpu and memory instead": {
 			pod:  batchPod(list("cpu", "1", "memory", "1000"), nil),
-			want: Vector{850, 700},
+			want: quantity.Vector{850, 700},
 		},
 		"mid pod from mid resources": {
 			pod: func() *corev1.Pod {
@@ -117,7 +118,7 @@ func TestEstimate(t *testing.T) {
 				p.Labels = map[string]string{extension.LabelPodPriorityClass: string(extension.PriorityMid)}
 				return p
 			}(),
-			want: Vector{850, 700},
+			want: quantity.Vector{850, 700},
 		},
 		"init containers and overhead count as the scheduler counts them": {
 			pod: func() *corev1.Pod {
@@ -126,7 +127,7 @@ func TestEstimate(t *testing.T) {
 				p.Spec.Overhead = list("cpu", "100m")
 				return p
 			}(),
-			want: Vector{2635, DefaultMemoryRequest},
+			want: quantity.Vector{2635, DefaultMemoryRequest},
 		},
 	}
 	for name, tc := range tests {
@@ -143,25 +144,8 @@ func TestEstimate(t *testing.T) {
 	}
 }
 
-func TestResourcesVector(t *testing.T) {
-	r := Resources{corev1.ResourceCPU, corev1.ResourceMemory, extension.BatchCPU}
-	got := r.Vector(list("cpu", "1500m", "memory", "1Ki", string(extension.BatchCPU), "2000", "pods", "10"))
-	if diff := cmp.Diff(Vector{1500, 1024, 2000}, got); diff != "" {
-		t.Errorf("Vector (-want,+got):\n%s", diff)
-	}
-	if got, want := r.Index(extension.BatchCPU), 2; got != want {
-		t.Errorf("Index(batch-cpu) = %d, want %d", got, want)
-	}
-	if got, want := r.Index("pods"), -1; got != want {
-		t.Errorf("Index(pods) = %d, want %d", got, want)
-	}
-	if diff := cmp.Diff(Vector{65, 0, 0}, r.VectorOf(map[corev1.ResourceName]int64{"cpu": 65, "pods": 3})); diff != "" {
-		t.Errorf("VectorOf (-want,+got):\n%s", diff)
-	}
-}
-
 func BenchmarkEstimate(b *testing.B) {
-	e := New(Resources{corev1.ResourceCPU, corev1.ResourceMemory}, map[corev1.ResourceName]int64{corev1.ResourceCPU: 85, corev1.ResourceMemory: 70})
+	e := New(quantity.Names{corev1.ResourceCPU, corev1.ResourceMemory}, map[corev1.ResourceName]int64{corev1.ResourceCPU: 85, corev1.ResourceMemory: 70})
 	pod := podWith(list("cpu", "1", "memory", "1Gi"), list("cpu", "2", "memory", "2Gi"))
 	b.ReportAllocs()
 	for b.Loop() {

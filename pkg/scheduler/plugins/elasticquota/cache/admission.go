@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package core
+package cache
 
 import (
 	"fmt"
@@ -23,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // Admission is what the admission of one pod to its quota depends on, copied out of the Manager for one
@@ -35,7 +36,7 @@ type Admission struct {
 	// Levels are the quota, then its ancestors when they are checked, up to the root's child.
 	Levels []Level
 	// Min and NonPreemptibleUsed are the quota's, for non-preemptible pods.
-	Min, NonPreemptibleUsed Vector
+	Min, NonPreemptibleUsed quantity.Amounts
 	// LimitName names the limit in messages: "runtime" or "max".
 	LimitName string
 }
@@ -45,9 +46,9 @@ type Level struct {
 	// Name is the quota's name.
 	Name string
 	// Limit is the quota's runtime (or max), on the resources its max names.
-	Limit Vector
+	Limit quantity.Amounts
 	// Used are the requests of the quota's assigned pods, its descendants' included.
-	Used Vector
+	Used quantity.Amounts
 }
 
 // Charge is a pod as the quotas see it.
@@ -56,7 +57,7 @@ type Charge struct {
 	Quota string
 	Chain []string
 	// Request is what the pod requests.
-	Request Vector
+	Request quantity.Amounts
 	// NonPreemptible is set for pods labelled quota.scheduling.koordinator.sh/preemptible=false.
 	NonPreemptible bool
 }
@@ -72,9 +73,9 @@ func (a *Admission) Clone() *Admission {
 
 // Add counts the pod of c as assigned (add true) or no longer (add false) in the quotas of a it belongs to.
 func (a *Admission) Add(c Charge, add bool) {
-	op := Vector.Add
+	op := quantity.Amounts.Add
 	if !add {
-		op = Vector.Sub
+		op = quantity.Amounts.Sub
 	}
 	for i := range a.Levels {
 		if slices.Contains(c.Chain, a.Levels[i].Name) {
@@ -89,7 +90,7 @@ func (a *Admission) Add(c Charge, add bool) {
 // Check returns why a pod requesting request may not be admitted, one reason per quota and resource over
 // its limit, e.g. `quota "team-a" cpu: used 30 + request 4 > runtime 32`; none when it may. Only resources
 // the pod requests and the quota's max names are checked. Non-preemptible pods must also fit the quota's min.
-func (a *Admission) Check(request Vector, nonPreemptible bool) []string {
+func (a *Admission) Check(request quantity.Amounts, nonPreemptible bool) []string {
 	if a.fits(request, nonPreemptible) {
 		return nil
 	}
@@ -100,8 +101,8 @@ func (a *Admission) Check(request Vector, nonPreemptible bool) []string {
 			if r <= 0 {
 				continue
 			}
-			if used, limit := l.Used[name], l.Limit[name]; addSat(used, r) > limit {
-				reasons = append(reasons, fmt.Sprintf("quota %q %s: used %s + request %s > %s %s", l.Name, name, Format(name, used), Format(name, r), a.LimitName, Format(name, limit)))
+			if used, limit := l.Used[name], l.Limit[name]; quantity.Add(used, r) > limit {
+				reasons = append(reasons, fmt.Sprintf("quota %q %s: used %s + request %s > %s %s", l.Name, name, quantity.Format(name, used), quantity.Format(name, r), a.LimitName, quantity.Format(name, limit)))
 			}
 		}
 	}
@@ -111,8 +112,8 @@ func (a *Admission) Check(request Vector, nonPreemptible bool) []string {
 			if r <= 0 {
 				continue
 			}
-			if used, limit := a.NonPreemptibleUsed[name], a.Min[name]; addSat(used, r) > limit {
-				reasons = append(reasons, fmt.Sprintf("quota %q %s: non-preemptible used %s + request %s > min %s", a.Quota, name, Format(name, used), Format(name, r), Format(name, limit)))
+			if used, limit := a.NonPreemptibleUsed[name], a.Min[name]; quantity.Add(used, r) > limit {
+				reasons = append(reasons, fmt.Sprintf("quota %q %s: non-preemptible used %s + request %s > min %s", a.Quota, name, quantity.Format(name, used), quantity.Format(name, r), quantity.Format(name, limit)))
 			}
 		}
 	}
@@ -120,17 +121,17 @@ func (a *Admission) Check(request Vector, nonPreemptible bool) []string {
 }
 
 // fits is Check without the reasons, and without allocating.
-func (a *Admission) fits(request Vector, nonPreemptible bool) bool {
+func (a *Admission) fits(request quantity.Amounts, nonPreemptible bool) bool {
 	for _, l := range a.Levels {
 		for name, limit := range l.Limit {
-			if r := request[name]; r > 0 && addSat(l.Used[name], r) > limit {
+			if r := request[name]; r > 0 && quantity.Add(l.Used[name], r) > limit {
 				return false
 			}
 		}
 	}
 	if nonPreemptible && len(a.Levels) > 0 {
 		for name := range a.Levels[0].Limit {
-			if r := request[name]; r > 0 && addSat(a.NonPreemptibleUsed[name], r) > a.Min[name] {
+			if r := request[name]; r > 0 && quantity.Add(a.NonPreemptibleUsed[name], r) > a.Min[name] {
 				return false
 			}
 		}
@@ -181,8 +182,8 @@ func (m *Manager) Admission(quota string, checkParents bool) (*Admission, error)
 
 // limitOf is what n's pods may use: its runtime quota (or max), on the resources its max names. The caller
 // holds m.mu and has refreshed.
-func (m *Manager) limitOf(n *node) Vector {
-	l := make(Vector, len(n.Max))
+func (m *Manager) limitOf(n *node) quantity.Amounts {
+	l := make(quantity.Amounts, len(n.Max))
 	for name, maxValue := range n.Max {
 		if m.opts.EnableRuntimeQuota {
 			l[name] = n.runtime[name]

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package core
+package cache
 
 import (
 	"cmp"
@@ -25,6 +25,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // Status is what the manager knows of one quota, for its ElasticQuota object.
@@ -34,7 +35,7 @@ type Status struct {
 	// Used are the requests of the quota's assigned pods (its descendants' included), Request the requests
 	// of all its pods (for a parent: its children's requests capped by their max), Runtime its runtime
 	// quota, NonPreemptibleUsed the used of its non-preemptible pods.
-	Used, Request, Runtime, NonPreemptibleUsed Vector
+	Used, Request, Runtime, NonPreemptibleUsed quantity.Amounts
 }
 
 // Statuses returns the status of every quota, sorted by name.
@@ -62,7 +63,7 @@ type OverUse struct {
 	// Quota is the quota's name.
 	Quota string
 	// Used and Limit are its used resources and its runtime quota (or max), on the resources its max names.
-	Used, Limit Vector
+	Used, Limit quantity.Amounts
 }
 
 // OverUsed returns the quotas that take pods (leaves and the default quota; not the system quota) whose
@@ -145,7 +146,7 @@ func (m *Manager) RevokeVictims(quota string) []*corev1.Pod {
 }
 
 // fits reports whether used is within limit on every resource limit names.
-func fits(used, limit Vector) bool {
+func fits(used, limit quantity.Amounts) bool {
 	for name, l := range limit {
 		if used[name] > l {
 			return false
@@ -155,8 +156,8 @@ func fits(used, limit Vector) bool {
 }
 
 // mask returns v on the resources of limit.
-func mask(v, limit Vector) Vector {
-	out := make(Vector, len(limit))
+func mask(v, limit quantity.Amounts) quantity.Amounts {
+	out := make(quantity.Amounts, len(limit))
 	for name := range limit {
 		out[name] = v[name]
 	}

@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package core holds the state of the ElasticQuota plugin, apart from its scheduling decisions: the quotas
+// Package cache holds the state of the ElasticQuota plugin, apart from its scheduling decisions: the quotas
 // built from ElasticQuota objects and arranged in trees by their parent labels, the pods charged to each
 // quota (their requests, and the used resources of those assigned to nodes), the cluster's allocatable
 // resources, and the runtime quota of every quota, computed top-down from those and recomputed only when one
 // of its inputs changed. The plugin asks it to admit pods and to pick the pods an over-used quota should give
 // back; it never talks to the API server.
-package core
+package cache

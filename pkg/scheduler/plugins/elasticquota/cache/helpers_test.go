@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package core
+package cache
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -54,7 +54,7 @@ func runtimes(m *Manager) map[string]corev1.ResourceList {
 	out := map[string]corev1.ResourceList{}
 	for _, s := range m.Statuses() {
 		if s.Runtime != nil && s.Name != extension.SystemQuotaName && s.Name != extension.DefaultQuotaName {
-			out[s.Name] = s.Runtime.ResourceList()
+			out[s.Name] = s.Runtime.List()
 		}
 	}
 	return out

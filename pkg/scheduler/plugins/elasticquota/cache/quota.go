@@ -14,13 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package core
+package cache
 
 import (
 	"fmt"
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // Quota is the configuration of one quota, as its ElasticQuota object gives it.
@@ -34,9 +35,9 @@ type Quota struct {
 	// AllowLentResource is false when the quota keeps its min even when it does not request it.
 	AllowLentResource bool
 	// Min, Max and Guaranteed are the quota's spec.min, spec.max and guaranteed annotation.
-	Min, Max, Guaranteed Vector
+	Min, Max, Guaranteed quantity.Amounts
 	// SharedWeight is the quota's weight in sharing spare resources: the shared-weight annotation, else Max.
-	SharedWeight Vector
+	SharedWeight quantity.Amounts
 	// Namespaces are the namespaces whose pods the quota takes (the namespaces annotation).
 	Namespaces []string
 }
@@ -50,8 +51,8 @@ func QuotaFromObject(eq *schedv1alpha1.ElasticQuota) (*Quota, error) {
 		Parent:            extension.GetParentQuotaName(eq),
 		IsParent:          extension.IsParentQuota(eq),
 		AllowLentResource: extension.IsAllowLentResource(eq),
-		Min:               VectorOf(eq.Spec.Min),
-		Max:               VectorOf(eq.Spec.Max),
+		Min:               quantity.FromList(eq.Spec.Min),
+		Max:               quantity.FromList(eq.Spec.Max),
 	}
 	weight, err := extension.GetSharedWeight(eq)
 	if err != nil {
@@ -60,10 +61,10 @@ func QuotaFromObject(eq *schedv1alpha1.ElasticQuota) (*Quota, error) {
 	if weight == nil {
 		q.SharedWeight = q.Max.Clone()
 	} else {
-		q.SharedWeight = VectorOf(weight)
+		q.SharedWeight = quantity.FromList(weight)
 		for _, name := range q.SharedWeight.Names() {
 			if q.SharedWeight[name] < 0 {
-				return nil, fmt.Errorf("quota %q: annotation %q: %s weight %s is negative", eq.Name, extension.AnnotationSharedWeight, name, Format(name, q.SharedWeight[name]))
+				return nil, fmt.Errorf("quota %q: annotation %q: %s weight %s is negative", eq.Name, extension.AnnotationSharedWeight, name, quantity.Format(name, q.SharedWeight[name]))
 			}
 		}
 	}
@@ -71,7 +72,7 @@ func QuotaFromObject(eq *schedv1alpha1.ElasticQuota) (*Quota, error) {
 	if err != nil {
 		return nil, fmt.Errorf("quota %q: %w", eq.Name, err)
 	}
-	q.Guaranteed = VectorOf(guaranteed)
+	q.Guaranteed = quantity.FromList(guaranteed)
 	if q.Namespaces, err = extension.GetAnnotationQuotaNamespaces(eq); err != nil {
 		return nil, fmt.Errorf("quota %q: %w", eq.Name, err)
 	}

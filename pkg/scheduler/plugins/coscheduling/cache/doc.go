@@ -14,8 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package core holds the state of gang scheduling: which gangs exist (from PodGroups or from the gang
+// Package cache holds the state of gang scheduling: which gangs exist (from PodGroups or from the gang
 // annotations of their pods), their members and what each member is doing (pending, waiting in Permit, bound),
 // the gangs' schedule cycles, and the rules that move a gang from one state to the next. It makes no API
 // calls and returns no scheduler statuses: the Coscheduling plugin reads the state it returns and decides.
-package core
+//
+// gang.go is one gang's state and the rules that move it (the state machine); cache.go is the index of gangs
+// and their members that the informers feed; cycle.go holds the steps of a scheduling attempt (BeginCycle,
+// Assume, Fail, Unreserve, Bind) that drive the state machine; spec.go reads a gang's spec from a PodGroup or
+// from its pods' annotations; status.go computes a PodGroup's status.
+package cache

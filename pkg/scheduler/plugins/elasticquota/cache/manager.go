@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package core
+package cache
 
 import (
 	"maps"
@@ -29,6 +29,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // Options configures a Manager.
@@ -57,14 +58,14 @@ type Manager struct {
 	// byNamespace maps a namespace to the quota whose namespaces annotation lists it.
 	byNamespace map[string]string
 	// nodes are the allocatable resources of each node; total is their sum.
-	nodes map[string]Vector
-	total Vector
+	nodes map[string]quantity.Amounts
+	total quantity.Amounts
 	pods  map[types.UID]*podEntry
 	// dirty is set when an input of the runtime quotas changed since they were computed.
 	dirty bool
 	// scratch holds buffers refresh reuses.
 	scratch struct {
-		total     Vector
+		total     quantity.Amounts
 		resources []corev1.ResourceName
 		shares    []share
 	}
@@ -82,19 +83,19 @@ type node struct {
 	pods sets.Set[types.UID]
 	// ownRequest is the sum of the requests of the quota's pods, ownUsed and ownNonPreemptibleUsed those of
 	// its assigned pods (all, and the non-preemptible ones).
-	ownRequest, ownUsed, ownNonPreemptibleUsed Vector
+	ownRequest, ownUsed, ownNonPreemptibleUsed quantity.Amounts
 	// used and nonPreemptibleUsed add the quota's descendants' to its own.
-	used, nonPreemptibleUsed Vector
+	used, nonPreemptibleUsed quantity.Amounts
 	// request is ownRequest plus the children's requests capped by their max; runtime is the quota's share.
 	// Both are computed by refresh.
-	request, runtime Vector
+	request, runtime quantity.Amounts
 }
 
 // podEntry is a pod charged to a quota.
 type podEntry struct {
 	pod     *corev1.Pod
 	quota   string
-	request Vector
+	request quantity.Amounts
 	// bound is set when the pod object names a node, reserved between the plugin's Reserve and Unreserve.
 	bound, reserved bool
 	nonPreemptible  bool
@@ -108,8 +109,8 @@ func NewManager(opts Options) *Manager {
 		opts:        opts,
 		quotas:      map[string]*node{},
 		byNamespace: map[string]string{},
-		nodes:       map[string]Vector{},
-		total:       Vector{},
+		nodes:       map[string]quantity.Amounts{},
+		total:       quantity.Amounts{},
 		pods:        map[types.UID]*podEntry{},
 		dirty:       true,
 	}
@@ -120,11 +121,11 @@ func NewManager(opts Options) *Manager {
 }
 
 func builtinQuota(name string, maxList corev1.ResourceList) *Quota {
-	return &Quota{Name: name, Parent: extension.RootQuotaName, AllowLentResource: true, Min: Vector{}, Max: VectorOf(maxList), Guaranteed: Vector{}, SharedWeight: VectorOf(maxList)}
+	return &Quota{Name: name, Parent: extension.RootQuotaName, AllowLentResource: true, Min: quantity.Amounts{}, Max: quantity.FromList(maxList), Guaranteed: quantity.Amounts{}, SharedWeight: quantity.FromList(maxList)}
 }
 
 func newNode(q *Quota) *node {
-	return &node{Quota: q, pods: sets.New[types.UID](), ownRequest: Vector{}, ownUsed: Vector{}, ownNonPreemptibleUsed: Vector{}}
+	return &node{Quota: q, pods: sets.New[types.UID](), ownRequest: quantity.Amounts{}, ownUsed: quantity.Amounts{}, ownNonPreemptibleUsed: quantity.Amounts{}}
 }
 
 // isBuiltin reports whether name is the system or the default quota, which live outside the tree with their
@@ -243,7 +244,7 @@ func (m *Manager) rebuild() {
 // recount recomputes every quota's own and aggregated requests and used resources from its pods.
 func (m *Manager) recount() {
 	for _, n := range m.quotas {
-		n.ownRequest, n.ownUsed, n.ownNonPreemptibleUsed = Vector{}, Vector{}, Vector{}
+		n.ownRequest, n.ownUsed, n.ownNonPreemptibleUsed = quantity.Amounts{}, quantity.Amounts{}, quantity.Amounts{}
 	}
 	for _, e := range m.pods {
 		n := m.quotas[e.quota]
@@ -292,8 +293,8 @@ func (m *Manager) resolve(pod *corev1.Pod) string {
 }
 
 // PodRequest returns the resources pod requests, as quotas count them.
-func PodRequest(pod *corev1.Pod) Vector {
-	return VectorOf(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
+func PodRequest(pod *corev1.Pod) quantity.Amounts {
+	return quantity.FromList(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
 }
 
 // UpdatePod records pod, added or updated: it counts in its quota's request, and in its used once it is
@@ -416,9 +417,9 @@ func (m *Manager) uncharge(e *podEntry) {
 
 // applyUsed adds e's request to the used resources of n and its ancestors, or subtracts it.
 func (m *Manager) applyUsed(n *node, e *podEntry, add bool) {
-	op := Vector.Add
+	op := quantity.Amounts.Add
 	if !add {
-		op = Vector.Sub
+		op = quantity.Amounts.Sub
 	}
 	op(n.ownUsed, e.request)
 	if e.nonPreemptible {
@@ -438,7 +439,7 @@ func (m *Manager) applyUsed(n *node, e *podEntry, add bool) {
 
 // SetNode records the allocatable resources of a node, added or updated.
 func (m *Manager) SetNode(name string, allocatable corev1.ResourceList) {
-	v := VectorOf(allocatable)
+	v := quantity.FromList(allocatable)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old, ok := m.nodes[name]; ok {

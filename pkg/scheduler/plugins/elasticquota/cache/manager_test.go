@@ -14,11 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package core
+package cache
 
 import (
 	"testing"
 
+	"github.com/koord-dev/koord/pkg/util/quantity"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -248,7 +249,7 @@ func TestPodsMoveWithQuotas(t *testing.T) {
 	used := func() map[string]string {
 		out := map[string]string{}
 		for _, s := range m.Statuses() {
-			q := s.Used.ResourceList()[corev1.ResourceCPU]
+			q := s.Used.List()[corev1.ResourceCPU]
 			out[s.Name] = q.String()
 		}
 		return out
@@ -304,7 +305,7 @@ func TestUpdateQuotaRejectsBadAnnotations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(Vector{corev1.ResourceCPU: 4000}, a.Levels[0].Limit); diff != "" {
+			if diff := cmp.Diff(quantity.Amounts{corev1.ResourceCPU: 4000}, a.Levels[0].Limit); diff != "" {
 				t.Errorf("limit (-want,+got):\n%s", diff)
 			}
 		})

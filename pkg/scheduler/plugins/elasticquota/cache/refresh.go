@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package core
+package cache
 
 import (
 	"slices"
@@ -22,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // refresh recomputes the requests and runtime quotas when an input changed. The caller holds m.mu. It reuses
@@ -52,10 +53,10 @@ func (m *Manager) refresh() {
 	m.dirty = false
 }
 
-// reset returns v emptied, or a new Vector when v is nil.
-func reset(v Vector) Vector {
+// reset returns v emptied, or a new quantity.Amounts when v is nil.
+func reset(v quantity.Amounts) quantity.Amounts {
 	if v == nil {
-		return Vector{}
+		return quantity.Amounts{}
 	}
 	clear(v)
 	return v
@@ -68,14 +69,14 @@ func computeRequest(n *node) {
 	for _, c := range n.children {
 		computeRequest(c)
 		for name, maxValue := range c.Max {
-			n.request[name] = addSat(n.request[name], min(c.request[name], maxValue))
+			n.request[name] = quantity.Add(n.request[name], min(c.request[name], maxValue))
 		}
 	}
 }
 
 // distribute shares total among the sibling quotas children, one resource at a time, then each parent's
 // runtime among its own children.
-func (m *Manager) distribute(total Vector, children []*node) {
+func (m *Manager) distribute(total quantity.Amounts, children []*node) {
 	if len(children) == 0 {
 		return
 	}

@@ -14,13 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package core
+package cache
 
 import (
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/koord-dev/koord/pkg/util/quantity"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,7 +100,7 @@ func TestAdmission(t *testing.T) {
 				}
 				return
 			}
-			got := a.Check(VectorOf(tc.request), tc.nonPreemptible)
+			got := a.Check(quantity.FromList(tc.request), tc.nonPreemptible)
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("Check (-want,+got):\n%s", diff)
 			}
@@ -121,7 +122,7 @@ func TestAdmissionWhatIf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := VectorOf(utiltesting.Resources("cpu", "4"))
+	req := quantity.FromList(utiltesting.Resources("cpu", "4"))
 	if got := a.Check(req, false); len(got) != 1 {
 		t.Fatalf("Check before = %v, want one reason", got)
 	}

@@ -14,12 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package core
+package cache
 
 import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // share is one child quota's part of its parent's resources in one resource dimension.
@@ -51,7 +53,7 @@ func distribute(total int64, shares []share, scaleMin bool) {
 	if scaleMin {
 		var sumMin int64
 		for i := range shares {
-			sumMin = addSat(sumMin, max(shares[i].min, 0))
+			sumMin = quantity.Add(sumMin, max(shares[i].min, 0))
 		}
 		if sumMin > total {
 			for i := range shares {
@@ -73,7 +75,7 @@ func distribute(total int64, shares []share, scaleMin bool) {
 		default:
 			s.runtime = guaranteed
 		}
-		remaining = addSat(remaining, negSat(s.runtime))
+		remaining = quantity.Sub(remaining, s.runtime)
 	}
 	for remaining > 0 && len(borrowers) > 0 {
 		deltas := splitByWeight(remaining, shares, borrowers)
@@ -81,10 +83,10 @@ func distribute(total int64, shares []share, scaleMin bool) {
 		next := borrowers[:0]
 		for k, i := range borrowers {
 			s := &shares[i]
-			s.runtime = addSat(s.runtime, deltas[k])
+			s.runtime = quantity.Add(s.runtime, deltas[k])
 			if s.runtime >= s.request {
 				// Capped at its request: what it does not need goes round again.
-				remaining = addSat(remaining, s.runtime-s.request)
+				remaining = quantity.Add(remaining, s.runtime-s.request)
 				s.runtime = s.request
 				continue
 			}
