@@ -27,6 +27,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
 )
 
 // BenchmarkFilter runs PreFilter once and Filter on every node, per scheduling cycle, with reservations spread
@@ -37,7 +38,7 @@ func BenchmarkFilter(b *testing.B) {
 			for _, kind := range []string{"non-owner", "owner"} {
 				b.Run(fmt.Sprintf("nodes=%d/reservations=%d/pod=%s", nodes, resvs, kind), func(b *testing.B) {
 					_, ctx := ktesting.NewTestContext(b)
-					p := &Plugin{cache: NewCache(nil)}
+					p := &Plugin{cache: cache.NewCache(nil)}
 					infos := make([]fwk.NodeInfo, nodes)
 					for i := range nodes {
 						running := utiltesting.MakePod(fmt.Sprintf("running-%d", i)).Req(utiltesting.Resources("cpu", "2", "memory", "4Gi")).Node(fmt.Sprintf("n%d", i)).Obj()

@@ -32,6 +32,7 @@ import (
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
 )
 
 // errNotPending means a reserve pod's Reservation is gone, was replaced or is already placed.
@@ -73,7 +74,7 @@ func (p *Plugin) Bind(ctx context.Context, _ fwk.CycleState, pod *corev1.Pod, no
 	if err := p.reservations.Update(placed); err != nil {
 		return fwk.AsStatus(err)
 	}
-	logger.V(2).Info("Placed a reservation", "reservation", klog.KObj(placed), "node", nodeName, "allocatable", toResources(placed.Status.Allocatable, nil))
+	logger.V(2).Info("Placed a reservation", "reservation", klog.KObj(placed), "node", nodeName, "allocatable", cache.Resources(placed.Status.Allocatable, nil))
 	p.deleteReservePod(ctx, pod)
 	return nil
 }
@@ -84,10 +85,10 @@ func isPending(r *schedv1alpha1.Reservation) bool {
 }
 
 // setPlaced fills in the status of r placed on node by its reserve pod.
-func setPlaced(r *schedv1alpha1.Reservation, pod *corev1.Pod, node string, c *Cache, now metav1.Time) {
+func setPlaced(r *schedv1alpha1.Reservation, pod *corev1.Pod, node string, c *cache.Cache, now metav1.Time) {
 	r.Status.NodeName = node
 	r.Status.Phase = schedv1alpha1.ReservationAvailable
-	r.Status.Allocatable = podResources(pod, c.ignored).list()
+	r.Status.Allocatable = c.PodRequests(pod).List()
 	r.Status.Allocated = nil
 	r.Status.CurrentOwners = nil
 	r.Status.Conditions = setCondition(r.Status.Conditions, schedv1alpha1.ReservationConditionScheduled, schedv1alpha1.ConditionStatusTrue,

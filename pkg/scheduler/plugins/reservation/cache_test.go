@@ -25,6 +25,7 @@ import (
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
@@ -56,7 +57,7 @@ func TestCacheUpdateReservation(t *testing.T) {
 	}
 	for name, steps := range tests {
 		t.Run(name, func(t *testing.T) {
-			c := NewCache([]corev1.ResourceName{"example.com/gpu"})
+			c := cache.NewCache([]corev1.ResourceName{"example.com/gpu"})
 			feed := plugins.NewFeed(func(r *schedv1alpha1.Reservation) {
 				if err := c.UpdateReservation(r); err != nil {
 					t.Error(err)
@@ -70,8 +71,8 @@ func TestCacheUpdateReservation(t *testing.T) {
 					t.Errorf("step %d: placed = %v, want %v", i, placed, s.wantPlaced)
 				}
 			}
-			if snap := c.Snapshot(); len(snap.all) > 0 {
-				if diff := cmp.Diff("cpu=1", snap.all[0].held.String()); diff != "" {
+			if snap := c.Snapshot(); len(snap.All()) > 0 {
+				if diff := cmp.Diff("cpu=1", snap.All()[0].Held.String()); diff != "" {
 					t.Errorf("held without the ignored resource (-want,+got):\n%s", diff)
 				}
 			}
@@ -80,7 +81,7 @@ func TestCacheUpdateReservation(t *testing.T) {
 }
 
 func TestCacheReportsBadOwners(t *testing.T) {
-	c := NewCache(nil)
+	c := cache.NewCache(nil)
 	r := reservation("r1", "n1", utiltesting.Resources("cpu", "1"), schedv1alpha1.ReservationOwner{LabelSelector: &metav1.LabelSelector{
 		MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Like"}},
 	}}, byLabel("web"))
@@ -88,7 +89,7 @@ func TestCacheReportsBadOwners(t *testing.T) {
 	if err == nil {
 		t.Fatal("a malformed owner selector gave no error")
 	}
-	if got := len(c.Snapshot().all[0].owners); got != 1 {
+	if got := len(c.Snapshot().All()[0].Owners); got != 1 {
 		t.Errorf("owners kept = %d, want the 1 valid entry", got)
 	}
 }

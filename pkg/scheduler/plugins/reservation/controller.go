@@ -245,12 +245,12 @@ func (p *Plugin) fail(ctx context.Context, r *schedv1alpha1.Reservation, reason,
 // syncOwners writes allocated and currentOwners from the bound owner pods, and phase Succeeded once an
 // allocate-once reservation has its owner.
 func (p *Plugin) syncOwners(ctx context.Context, r *schedv1alpha1.Reservation) error {
-	refs, allocated := p.cache.BoundOwners(r.UID, toResources(r.Status.Allocatable, p.cache.ignored))
+	refs, allocated := p.cache.BoundOwners(r.UID, p.cache.Resources(r.Status.Allocatable))
 	status := r.Status.DeepCopy()
 	status.CurrentOwners = refs
 	status.Allocated = nil
 	if len(allocated) > 0 {
-		status.Allocated = allocated.list()
+		status.Allocated = allocated.List()
 	}
 	if ptr.Deref(r.Spec.AllocateOnce, true) && len(refs) > 0 {
 		status.Phase = schedv1alpha1.ReservationSucceeded

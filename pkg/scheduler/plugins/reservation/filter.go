@@ -32,6 +32,8 @@ import (
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // preFilterStateKey is the CycleState key of the pod's state.
@@ -39,8 +41,8 @@ const preFilterStateKey fwk.StateKey = "PreFilter" + Name
 
 // preFilterState is what PreFilter learnt about the pod. It is never changed after PreFilter.
 type preFilterState struct {
-	snap     *Snapshot
-	requests resources
+	snap     *cache.Snapshot
+	requests quantity.Amounts
 	// names are the resources of requests, sorted.
 	names    []corev1.ResourceName
 	affinity *affinity
@@ -69,7 +71,7 @@ func getPreFilterState(cs fwk.CycleState) (*preFilterState, error) {
 // matches no Available reservation, or when the pod is the reserve pod of a reservation already placed.
 func (p *Plugin) PreFilter(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	logger := klog.FromContext(ctx)
-	requests := podResources(pod, p.cache.ignored)
+	requests := p.cache.PodRequests(pod)
 	s := &preFilterState{snap: p.cache.Snapshot(), requests: requests, names: slices.Sorted(maps.Keys(requests)), matched: sets.New[types.UID]()}
 	switch {
 	case plugins.IsReservePod(pod):
@@ -86,22 +88,22 @@ func (p *Plugin) PreFilter(ctx context.Context, cs fwk.CycleState, pod *corev1.P
 		}
 		s.affinity = a
 		nodes := sets.New[string]()
-		for _, r := range s.snap.all {
-			if r.matchesPod(logger, pod, a) {
-				s.matched.Insert(r.uid)
-				nodes.Insert(r.node)
+		for _, r := range s.snap.All() {
+			if matchesPod(logger, r, pod, a) {
+				s.matched.Insert(r.UID)
+				nodes.Insert(r.Node)
 			}
 		}
 		if a != nil {
 			if nodes.Len() == 0 {
-				return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("no Available reservation matches the pod's %s (%d Available reservations checked)", extension.AnnotationReservationAffinity, len(s.snap.all)))
+				return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("no Available reservation matches the pod's %s (%d Available reservations checked)", extension.AnnotationReservationAffinity, len(s.snap.All())))
 			}
 			cs.Write(preFilterStateKey, s)
 			return &fwk.PreFilterResult{NodeNames: nodes}, nil
 		}
 	}
 	cs.Write(preFilterStateKey, s)
-	if len(s.snap.all) == 0 {
+	if len(s.snap.All()) == 0 {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	return nil, nil
@@ -118,7 +120,7 @@ func (p *Plugin) Filter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, n
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	resvs := s.snap.onNode(ni.Node().Name)
+	resvs := s.snap.OnNode(ni.Node().Name)
 	if len(resvs) == 0 {
 		if s.affinity != nil {
 			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "no reservation on the node matches the pod's "+extension.AnnotationReservationAffinity)
@@ -127,7 +129,7 @@ func (p *Plugin) Filter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, n
 	}
 	var reasons []string
 	for _, c := range resvs {
-		if !s.matched.Has(c.uid) {
+		if !s.matched.Has(c.UID) {
 			continue
 		}
 		reason := s.misfit(ni, resvs, c)
@@ -150,11 +152,11 @@ func (p *Plugin) Filter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, n
 }
 
 // fitting returns the reservations on the node that the pod may allocate and fits in.
-func (s *preFilterState) fitting(ni fwk.NodeInfo) []*resvInfo {
-	resvs := s.snap.onNode(ni.Node().Name)
-	var out []*resvInfo
+func (s *preFilterState) fitting(ni fwk.NodeInfo) []*cache.Info {
+	resvs := s.snap.OnNode(ni.Node().Name)
+	var out []*cache.Info
 	for _, c := range resvs {
-		if s.matched.Has(c.uid) && s.misfit(ni, resvs, c) == "" {
+		if s.matched.Has(c.UID) && s.misfit(ni, resvs, c) == "" {
 			out = append(out, c)
 		}
 	}
@@ -164,36 +166,36 @@ func (s *preFilterState) fitting(ni fwk.NodeInfo) []*resvInfo {
 // misfit returns why the pod does not fit on the node when it allocates the reservation use (nil: none), or
 // "" when it fits. The resources held by every other reservation on the node are not free; with the
 // Restricted policy, what the pod requests of a resource use reserves must come from use alone.
-func (s *preFilterState) misfit(ni fwk.NodeInfo, resvs []*resvInfo, use *resvInfo) string {
+func (s *preFilterState) misfit(ni fwk.NodeInfo, resvs []*cache.Info, use *cache.Info) string {
 	for _, name := range s.names {
 		req := s.requests[name]
-		if use != nil && use.policy == schedv1alpha1.ReservationAllocatePolicyRestricted {
-			if _, reserved := use.allocatable[name]; reserved && req > use.unallocated(name) {
-				return fmt.Sprintf("reservation %q (Restricted) %s: %s unallocated, pod requests %s", use.name, name, format(name, use.unallocated(name)), format(name, req))
+		if use != nil && use.Policy == schedv1alpha1.ReservationAllocatePolicyRestricted {
+			if _, reserved := use.Allocatable[name]; reserved && req > use.Unallocated(name) {
+				return fmt.Sprintf("reservation %q (Restricted) %s: %s unallocated, pod requests %s", use.Name, name, quantity.Format(name, use.Unallocated(name)), quantity.Format(name, req))
 			}
 		}
 		var held int64
 		for _, r := range resvs {
 			if r != use {
-				held += r.held[name]
+				held += r.Held[name]
 			}
 		}
 		if held == 0 {
 			continue
 		}
 		if f := free(ni, name); req > f-held {
-			return fmt.Sprintf("node %s: %s free, %s held by %s, pod requests %s", name, format(name, max(f, 0)), format(name, held), holders(resvs, use, name), format(name, req))
+			return fmt.Sprintf("node %s: %s free, %s held by %s, pod requests %s", name, quantity.Format(name, max(f, 0)), quantity.Format(name, held), holders(resvs, use, name), quantity.Format(name, req))
 		}
 	}
 	return ""
 }
 
 // holders names the reservations other than use that hold some of resource name.
-func holders(resvs []*resvInfo, use *resvInfo, name corev1.ResourceName) string {
+func holders(resvs []*cache.Info, use *cache.Info, name corev1.ResourceName) string {
 	var names []string
 	for _, r := range resvs {
-		if r != use && r.held[name] > 0 {
-			names = append(names, fmt.Sprintf("%q", r.name))
+		if r != use && r.Held[name] > 0 {
+			names = append(names, fmt.Sprintf("%q", r.Name))
 		}
 	}
 	if len(names) == 1 {

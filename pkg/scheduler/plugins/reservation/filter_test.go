@@ -74,7 +74,7 @@ func TestFilter(t *testing.T) {
 			pod:   utiltesting.MakePod("p").Labels(map[string]string{"app": "web"}).Req(utiltesting.Resources("cpu", "2500m")).Obj(),
 			want:  plugintest.Status{Code: fwk.Success},
 		},
-		"Restricted: reserved resources come from the reservation only": {
+		"Restricted: reserved quantity.Amounts come from the reservation only": {
 			resvs: []*schedv1alpha1.Reservation{edited(reservation("r1", "n1", utiltesting.Resources("cpu", "1500m"), byLabel("web")), restricted)},
 			pod:   utiltesting.MakePod("p").Labels(map[string]string{"app": "web"}).Req(utiltesting.Resources("cpu", "2")).Obj(),
 			want: plugintest.Status{Code: fwk.Unschedulable, Reasons: []string{
@@ -82,7 +82,7 @@ func TestFilter(t *testing.T) {
 				`node cpu: 2 free, 1500m held by reservation "r1", pod requests 2`,
 			}},
 		},
-		"Restricted: other resources come from the node": {
+		"Restricted: other quantity.Amounts come from the node": {
 			resvs: []*schedv1alpha1.Reservation{edited(reservation("r1", "n1", utiltesting.Resources("cpu", "1500m"), byLabel("web")), restricted)},
 			pod:   utiltesting.MakePod("p").Labels(map[string]string{"app": "web"}).Req(utiltesting.Resources("cpu", "1", "memory", "4Gi")).Obj(),
 			want:  plugintest.Status{Code: fwk.Success},

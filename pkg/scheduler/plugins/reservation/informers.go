@@ -29,6 +29,7 @@ import (
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
 )
 
 // watchReservations feeds Reservations to the cache, from the plugin's informer, the queueing hint and the
@@ -98,8 +99,8 @@ func (p *Plugin) watchPodsAndNodes(ctx context.Context, h fwk.Handle) error {
 	nodes := kube.Core().V1().Nodes()
 	p.nodes = nodes.Lister()
 	nodeReg, err := nodes.Informer().AddEventHandler(plugins.Handlers(nil, func(node *corev1.Node) {
-		for _, r := range p.cache.Snapshot().onNode(node.Name) {
-			p.queue.Add(r.name)
+		for _, r := range p.cache.Snapshot().OnNode(node.Name) {
+			p.queue.Add(r.Name)
 		}
 	}))
 	if err != nil {
@@ -119,7 +120,7 @@ func (p *Plugin) podChanged(logger klog.Logger, pod *corev1.Pod, deleted bool) {
 	if deleted || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed || pod.DeletionTimestamp != nil {
 		// A terminating owner releases what it allocated.
 		if a, ok := p.cache.Forget(pod.UID); ok {
-			p.queue.Add(a.resvName)
+			p.queue.Add(a.ResvName)
 		}
 		return
 	}
@@ -134,11 +135,11 @@ func (p *Plugin) podChanged(logger klog.Logger, pod *corev1.Pod, deleted bool) {
 	if a == nil {
 		return
 	}
-	if p.cache.SetBound(allocation{
-		pod:      podRef(pod),
-		resvUID:  a.UID,
-		resvName: a.Name,
-		requests: podResources(pod, p.cache.ignored),
+	if p.cache.SetBound(cache.Allocation{
+		Pod:      podRef(pod),
+		ResvUID:  a.UID,
+		ResvName: a.Name,
+		Requests: p.cache.PodRequests(pod),
 	}) && a.Name != "" {
 		p.queue.Add(a.Name)
 	}

@@ -210,9 +210,9 @@ func TestMatching(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, r := range st.snap.all {
-				if st.matched.Has(r.uid) {
-					got = append(got, r.name)
+			for _, r := range st.snap.All() {
+				if st.matched.Has(r.UID) {
+					got = append(got, r.Name)
 				}
 			}
 			slices.Sort(got)

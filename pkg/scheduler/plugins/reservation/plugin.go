@@ -43,6 +43,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
 )
 
 // Name is the plugin's name in a KubeSchedulerConfiguration.
@@ -65,7 +66,7 @@ type Plugin struct {
 	args   *config.ReservationArgs
 	handle fwk.Handle
 	clock  clock.WithTicker
-	cache  *Cache
+	cache  *cache.Cache
 
 	// client writes Reservations; kube creates and deletes reserve pods and annotates owner pods.
 	client versioned.Interface
@@ -135,7 +136,7 @@ func newPlugin(ctx context.Context, args *config.ReservationArgs, h fwk.Handle, 
 		args:   args,
 		handle: h,
 		clock:  o.clock,
-		cache:  NewCache(args.IgnoredResources),
+		cache:  cache.NewCache(args.IgnoredResources),
 		kube:   h.ClientSet(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),

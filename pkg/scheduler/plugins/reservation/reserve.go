@@ -29,6 +29,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
 )
 
 // reserveStateKey is the CycleState key of the reservation the pod allocates.
@@ -71,9 +72,9 @@ func (p *Plugin) Reserve(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod
 	if chosen == nil {
 		return nil
 	}
-	p.cache.Assume(allocation{pod: podRef(pod), resvUID: chosen.uid, resvName: chosen.name, requests: s.requests})
-	cs.Write(reserveStateKey, &reserveState{uid: chosen.uid, name: chosen.name})
-	klog.FromContext(ctx).V(3).Info("Allocated a reservation", "pod", klog.KObj(pod), "reservation", chosen.name, "node", nodeName)
+	p.cache.Assume(cache.Allocation{Pod: podRef(pod), ResvUID: chosen.UID, ResvName: chosen.Name, Requests: s.requests})
+	cs.Write(reserveStateKey, &reserveState{uid: chosen.UID, name: chosen.Name})
+	klog.FromContext(ctx).V(3).Info("Allocated a reservation", "pod", klog.KObj(pod), "reservation", chosen.Name, "node", nodeName)
 	return nil
 }
 

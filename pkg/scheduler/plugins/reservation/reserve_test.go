@@ -39,9 +39,9 @@ type resvView struct {
 }
 
 func (f *fixture) view(name string) resvView {
-	for _, r := range f.plugin.cache.Snapshot().all {
-		if r.name == name {
-			return resvView{Allocated: r.allocated.String(), Held: r.held.String(), Owners: r.ownerCount}
+	for _, r := range f.plugin.cache.Snapshot().All() {
+		if r.Name == name {
+			return resvView{Allocated: r.Allocated.String(), Held: r.Held.String(), Owners: r.OwnerCount}
 		}
 	}
 	return resvView{Held: "gone"}
@@ -84,7 +84,7 @@ func TestReserveUnreserve(t *testing.T) {
 			want:          resvView{Allocated: "cpu=1", Held: "", Owners: 1},
 			wantAfterLast: resvView{Allocated: "cpu=1", Held: "", Owners: 1},
 		},
-		"multi-use: owners add up, only reserved resources count": {
+		"multi-use: owners add up, only reserved quantity.Amounts count": {
 			resv:          edited(reservation("r1", "n1", utiltesting.Resources("cpu", "3"), byLabel("web")), multiUse),
 			pods:          []*corev1.Pod{web("a", "1"), utiltesting.MakePod("b").Labels(map[string]string{"app": "web"}).Req(utiltesting.Resources("cpu", "1500m", "memory", "1Gi")).Obj()},
 			want:          resvView{Allocated: "cpu=2500m", Held: "cpu=500m", Owners: 2},

@@ -88,7 +88,7 @@ func newReservePod(r *schedv1alpha1.Reservation) (*corev1.Pod, error) {
 		pod.Spec.Affinity = withNodeName(pod.Spec.Affinity, node)
 	}
 	if len(pod.Spec.Containers) == 0 {
-		return nil, fmt.Errorf("reservation %s: spec.template.spec.containers is empty: it must list the resources to reserve", r.Name)
+		return nil, fmt.Errorf("reservation %s: spec.template.spec.containers is empty: it must list the quantity.Amounts to reserve", r.Name)
 	}
 	for i := range pod.Spec.InitContainers {
 		fillContainer(&pod.Spec.InitContainers[i], fmt.Sprintf("init-%d", i))

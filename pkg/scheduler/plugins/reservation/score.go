@@ -23,6 +23,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
 )
 
 // preScoreStateKey is the CycleState key of the pod's scoring state.
@@ -43,9 +45,9 @@ func (p *Plugin) PreScore(_ context.Context, cs fwk.CycleState, _ *corev1.Pod, _
 		return fwk.NewStatus(fwk.Skip)
 	}
 	var minOrder int64
-	for _, r := range s.snap.all {
-		if s.matched.Has(r.uid) && r.order > 0 && (minOrder == 0 || r.order < minOrder) {
-			minOrder = r.order
+	for _, r := range s.snap.All() {
+		if s.matched.Has(r.UID) && r.Order > 0 && (minOrder == 0 || r.Order < minOrder) {
+			minOrder = r.Order
 		}
 	}
 	cs.Write(preScoreStateKey, &preScoreState{minOrder: minOrder})
@@ -70,7 +72,7 @@ func (p *Plugin) Score(_ context.Context, cs fwk.CycleState, _ *corev1.Pod, ni f
 	if best == nil {
 		return 0, nil
 	}
-	if best.order > 0 && best.order == minOrder {
+	if best.Order > 0 && best.Order == minOrder {
 		return fwk.MaxNodeScore, nil
 	}
 	return max(1, s.mostAllocated(best)), nil
@@ -81,29 +83,29 @@ func (p *Plugin) ScoreExtensions() fwk.ScoreExtensions { return nil }
 
 // mostAllocated is the mean, over the reservation's resources, of the percentage allocated once the pod
 // allocates it.
-func (s *preFilterState) mostAllocated(r *resvInfo) int64 {
-	if len(r.allocatable) == 0 {
+func (s *preFilterState) mostAllocated(r *cache.Info) int64 {
+	if len(r.Allocatable) == 0 {
 		return 0
 	}
 	var sum int64
-	for name, total := range r.allocatable {
-		used := r.allocated[name] + min(s.requests[name], r.unallocated(name))
+	for name, total := range r.Allocatable {
+		used := r.Allocated[name] + min(s.requests[name], r.Unallocated(name))
 		sum += used * fwk.MaxNodeScore / total
 	}
-	return sum / int64(len(r.allocatable))
+	return sum / int64(len(r.Allocatable))
 }
 
 // choose picks the reservation the pod allocates among candidates: the smallest positive reservation order
 // first, then the most allocated, then by name. It returns nil when there is no candidate.
-func (s *preFilterState) choose(candidates []*resvInfo) *resvInfo {
+func (s *preFilterState) choose(candidates []*cache.Info) *cache.Info {
 	if len(candidates) == 0 {
 		return nil
 	}
-	return slices.MinFunc(candidates, func(a, b *resvInfo) int {
+	return slices.MinFunc(candidates, func(a, b *cache.Info) int {
 		return cmp.Or(
-			compareOrder(a.order, b.order),
+			compareOrder(a.Order, b.Order),
 			cmp.Compare(s.mostAllocated(b), s.mostAllocated(a)),
-			cmp.Compare(a.name, b.name),
+			cmp.Compare(a.Name, b.Name),
 		)
 	})
 }

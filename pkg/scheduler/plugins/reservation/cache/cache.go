@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package reservation
+package cache
 
 import (
 	"cmp"
@@ -29,62 +29,66 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
-// resvInfo is the immutable view of one placed reservation that a scheduling cycle works on.
-type resvInfo struct {
-	uid           types.UID
-	name          string
-	node          string
-	labels        map[string]string
-	owners        []ownerMatcher
-	taints        []corev1.Taint
-	policy        schedv1alpha1.ReservationAllocatePolicy
-	allocateOnce  bool
-	unschedulable bool
+// Info is the immutable view of one placed reservation that a scheduling cycle works on.
+type Info struct {
+	UID           types.UID
+	Name          string
+	Node          string
+	Labels        map[string]string
+	Owners        Owners
+	Taints        []corev1.Taint
+	Policy        schedv1alpha1.ReservationAllocatePolicy
+	AllocateOnce  bool
+	Unschedulable bool
 	// order is the reservation-order label; 0 when missing or not a positive integer.
-	order       int64
-	allocatable resources
-	allocated   resources
-	ownerCount  int
+	Order       int64
+	Allocatable quantity.Amounts
+	Allocated   quantity.Amounts
+	OwnerCount  int
 	// held is what the reservation keeps from pods that may not use it: allocatable − allocated, nothing once
 	// an allocate-once reservation has its owner.
-	held resources
+	Held quantity.Amounts
 }
 
-// acceptsOwners reports whether new owner pods may allocate the reservation.
-func (r *resvInfo) acceptsOwners() bool {
-	return !r.unschedulable && !(r.allocateOnce && r.ownerCount > 0)
+// AcceptsOwners reports whether new owner pods may allocate the reservation.
+func (r *Info) AcceptsOwners() bool {
+	return !r.Unschedulable && !(r.AllocateOnce && r.OwnerCount > 0)
 }
 
-// unallocated returns allocatable − allocated of resource name.
-func (r *resvInfo) unallocated(name corev1.ResourceName) int64 {
-	return max(0, r.allocatable[name]-r.allocated[name])
+// Unallocated returns allocatable − allocated of resource name.
+func (r *Info) Unallocated(name corev1.ResourceName) int64 {
+	return max(0, r.Allocatable[name]-r.Allocated[name])
 }
 
 // Snapshot is the immutable state of the placed reservations that one scheduling cycle reads.
 type Snapshot struct {
-	byNode map[string][]*resvInfo
-	all    []*resvInfo
+	byNode map[string][]*Info
+	all    []*Info
 }
 
-// onNode returns the reservations placed on node.
-func (s *Snapshot) onNode(node string) []*resvInfo { return s.byNode[node] }
+// OnNode returns the reservations placed on node, sorted by name.
+func (s *Snapshot) OnNode(node string) []*Info { return s.byNode[node] }
+
+// All returns every placed reservation, sorted by name.
+func (s *Snapshot) All() []*Info { return s.all }
 
 // entry is a placed reservation in the cache.
 type entry struct {
 	resv        *schedv1alpha1.Reservation
-	owners      []ownerMatcher
-	allocatable resources
+	owners      Owners
+	allocatable quantity.Amounts
 	order       int64
 }
 
-// allocation is an owner pod's claim on a reservation.
-type allocation struct {
-	pod      corev1.ObjectReference
-	resvUID  types.UID
-	resvName string
-	requests resources
+// Allocation is an owner pod's claim on a reservation.
+type Allocation struct {
+	Pod      corev1.ObjectReference
+	ResvUID  types.UID
+	ResvName string
+	Requests quantity.Amounts
 	// bound is set once the pod is seen bound with the reservation-allocated annotation; before that the
 	// allocation was only assumed by Reserve.
 	bound bool
@@ -97,7 +101,7 @@ type Cache struct {
 
 	mu     sync.Mutex
 	resvs  map[types.UID]*entry
-	allocs map[types.UID]*allocation
+	allocs map[types.UID]*Allocation
 	snap   *Snapshot
 }
 
@@ -106,7 +110,7 @@ func NewCache(ignored []corev1.ResourceName) *Cache {
 	return &Cache{
 		ignored: sets.New(ignored...),
 		resvs:   map[types.UID]*entry{},
-		allocs:  map[types.UID]*allocation{},
+		allocs:  map[types.UID]*Allocation{},
 	}
 }
 
@@ -127,12 +131,12 @@ func (c *Cache) UpdateReservation(r *schedv1alpha1.Reservation) error {
 	var e *entry
 	var err error
 	if placed {
-		var owners []ownerMatcher
-		owners, err = newOwnerMatchers(r.Spec.Owners)
+		var owners Owners
+		owners, err = NewOwners(r.Spec.Owners)
 		e = &entry{
 			resv:        r,
 			owners:      owners,
-			allocatable: toResources(r.Status.Allocatable, c.ignored),
+			allocatable: Resources(r.Status.Allocatable, c.ignored),
 			order:       orderOf(r),
 		}
 	}
@@ -174,33 +178,33 @@ func (c *Cache) Placed(uid types.UID) (string, bool) {
 }
 
 // Assume records that the pod allocates the reservation, before it is bound.
-func (c *Cache) Assume(a allocation) {
+func (c *Cache) Assume(a Allocation) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.allocs[a.pod.UID] = &a
+	c.allocs[a.Pod.UID] = &a
 	c.snap = nil
 }
 
 // SetBound records a bound owner pod; it returns whether anything changed.
-func (c *Cache) SetBound(a allocation) bool {
+func (c *Cache) SetBound(a Allocation) bool {
 	a.bound = true
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.allocs[a.pod.UID]; ok && old.bound && old.resvUID == a.resvUID {
+	if old, ok := c.allocs[a.Pod.UID]; ok && old.bound && old.ResvUID == a.ResvUID {
 		return false
 	}
-	c.allocs[a.pod.UID] = &a
+	c.allocs[a.Pod.UID] = &a
 	c.snap = nil
 	return true
 }
 
 // Forget drops the allocation of the pod with uid and returns it, if there was one.
-func (c *Cache) Forget(podUID types.UID) (allocation, bool) {
+func (c *Cache) Forget(podUID types.UID) (Allocation, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	a, ok := c.allocs[podUID]
 	if !ok {
-		return allocation{}, false
+		return Allocation{}, false
 	}
 	delete(c.allocs, podUID)
 	c.snap = nil
@@ -209,17 +213,17 @@ func (c *Cache) Forget(podUID types.UID) (allocation, bool) {
 
 // BoundOwners returns the bound owner pods of the reservation with uid, sorted by namespace and name, and
 // what they allocate of its allocatable.
-func (c *Cache) BoundOwners(uid types.UID, allocatable resources) ([]corev1.ObjectReference, resources) {
+func (c *Cache) BoundOwners(uid types.UID, allocatable quantity.Amounts) ([]corev1.ObjectReference, quantity.Amounts) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var refs []corev1.ObjectReference
-	allocated := resources{}
+	allocated := quantity.Amounts{}
 	for _, a := range c.allocs {
-		if a.resvUID != uid || !a.bound {
+		if a.ResvUID != uid || !a.bound {
 			continue
 		}
-		refs = append(refs, a.pod)
-		allocated.add(a.requests.masked(allocatable))
+		refs = append(refs, a.Pod)
+		allocated.Add(Masked(a.Requests, allocatable))
 	}
 	slices.SortFunc(refs, func(a, b corev1.ObjectReference) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
@@ -234,46 +238,46 @@ func (c *Cache) Snapshot() *Snapshot {
 	if c.snap != nil {
 		return c.snap
 	}
-	byResv := make(map[types.UID][]*allocation, len(c.resvs))
+	byResv := make(map[types.UID][]*Allocation, len(c.resvs))
 	for _, a := range c.allocs {
-		if _, ok := c.resvs[a.resvUID]; ok {
-			byResv[a.resvUID] = append(byResv[a.resvUID], a)
+		if _, ok := c.resvs[a.ResvUID]; ok {
+			byResv[a.ResvUID] = append(byResv[a.ResvUID], a)
 		}
 	}
-	s := &Snapshot{byNode: map[string][]*resvInfo{}, all: make([]*resvInfo, 0, len(c.resvs))}
+	s := &Snapshot{byNode: map[string][]*Info{}, all: make([]*Info, 0, len(c.resvs))}
 	for uid, e := range c.resvs {
 		r := e.resv
-		info := &resvInfo{
-			uid:           uid,
-			name:          r.Name,
-			node:          r.Status.NodeName,
-			labels:        r.Labels,
-			owners:        e.owners,
-			taints:        r.Spec.Taints,
-			policy:        r.Spec.AllocatePolicy,
-			allocateOnce:  ptr.Deref(r.Spec.AllocateOnce, true),
-			unschedulable: r.Spec.Unschedulable,
-			order:         e.order,
-			allocatable:   e.allocatable,
-			allocated:     resources{},
-			held:          resources{},
+		info := &Info{
+			UID:           uid,
+			Name:          r.Name,
+			Node:          r.Status.NodeName,
+			Labels:        r.Labels,
+			Owners:        e.owners,
+			Taints:        r.Spec.Taints,
+			Policy:        r.Spec.AllocatePolicy,
+			AllocateOnce:  ptr.Deref(r.Spec.AllocateOnce, true),
+			Unschedulable: r.Spec.Unschedulable,
+			Order:         e.order,
+			Allocatable:   e.allocatable,
+			Allocated:     quantity.Amounts{},
+			Held:          quantity.Amounts{},
 		}
 		for _, a := range byResv[uid] {
-			info.allocated.add(a.requests.masked(e.allocatable))
-			info.ownerCount++
+			info.Allocated.Add(Masked(a.Requests, e.allocatable))
+			info.OwnerCount++
 		}
-		if !(info.allocateOnce && info.ownerCount > 0) {
-			for name := range info.allocatable {
-				if v := info.unallocated(name); v > 0 {
-					info.held[name] = v
+		if !(info.AllocateOnce && info.OwnerCount > 0) {
+			for name := range info.Allocatable {
+				if v := info.Unallocated(name); v > 0 {
+					info.Held[name] = v
 				}
 			}
 		}
 		s.all = append(s.all, info)
-		s.byNode[info.node] = append(s.byNode[info.node], info)
+		s.byNode[info.Node] = append(s.byNode[info.Node], info)
 	}
 	// A fixed order makes the choice among equal reservations, and the messages, stable.
-	byName := func(a, b *resvInfo) int { return cmp.Compare(a.name, b.name) }
+	byName := func(a, b *Info) int { return cmp.Compare(a.Name, b.Name) }
 	slices.SortFunc(s.all, byName)
 	for _, list := range s.byNode {
 		slices.SortFunc(list, byName)
