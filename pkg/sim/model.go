@@ -27,6 +27,7 @@ import (
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpusuppress"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // Shares of the request a pod without AnnotationUsage uses, constantly.
@@ -191,13 +192,11 @@ func podResource(pod *corev1.Pod, name corev1.ResourceName) (request, limit floa
 // quantityValue returns q in cores for the CPU resources (batch-cpu and mid-cpu count milli-cores) and as a
 // plain number otherwise.
 func quantityValue(name corev1.ResourceName, q resource.Quantity) float64 {
-	switch name {
-	case corev1.ResourceCPU:
-		return float64(q.MilliValue()) / 1000
-	case extension.BatchCPU, extension.MidCPU:
-		return q.AsApproximateFloat64() / 1000
+	v := float64(quantity.Value(name, q))
+	if quantity.IsCPU(name) {
+		v /= 1000
 	}
-	return q.AsApproximateFloat64()
+	return v
 }
 
 // Suppression is the BE CPU suppression in force on a node (resourceUsedThresholdWithBE enabled).

@@ -23,7 +23,8 @@ limitations under the License.
 //     (the built-in quotas' max is near them), and so do sums;
 //   - back into quantities, cpu is a decimal milli-quantity ("500m", "4"); memory-like resources (memory,
 //     storage, hugepages-*, and resources whose name ends in "memory", such as batch-memory) are binary when
-//     they are a whole number of KiB ("1Gi", "1536Mi") and decimal otherwise ("1500M"); the rest is decimal.
+//     they are a whole number of MiB ("1Gi", "1536Mi") and decimal otherwise ("1500M", "120G"), whichever
+//     reads better; the rest is decimal.
 //
 // Amounts is an amount per resource (a map, as quotas and reservations hold them); Names and Vector are an
 // ordered list of resources and one amount per name, for hot paths that index instead of hashing.
@@ -94,7 +95,7 @@ func Quantity(name corev1.ResourceName, v int64) resource.Quantity {
 	switch {
 	case name == corev1.ResourceCPU:
 		return *resource.NewMilliQuantity(v, resource.DecimalSI)
-	case isMemoryLike(name) && v%1024 == 0 && v != 0:
+	case isMemoryLike(name) && v%(1<<20) == 0 && v != 0:
 		return *resource.NewQuantity(v, resource.BinarySI)
 	}
 	return *resource.NewQuantity(v, resource.DecimalSI)

@@ -53,6 +53,7 @@ import (
 	"github.com/koord-dev/koord/apis/configuration"
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // Input is everything the calculation for one node reads.
@@ -474,11 +475,11 @@ func podRequests(pod *corev1.Pod) (cpu, memory int64) {
 	}
 	cpu, memory = max(sum.cpu, initMax.cpu), max(sum.memory, initMax.memory)
 	if r := pod.Spec.Resources; r != nil {
-		if q, ok := r.Requests[corev1.ResourceCPU]; ok {
-			cpu = q.MilliValue()
+		if _, ok := r.Requests[corev1.ResourceCPU]; ok {
+			cpu = milliCPU(r.Requests)
 		}
-		if q, ok := r.Requests[corev1.ResourceMemory]; ok {
-			memory = q.Value()
+		if _, ok := r.Requests[corev1.ResourceMemory]; ok {
+			memory = memoryBytes(r.Requests)
 		}
 	}
 	return cpu + milliCPU(pod.Spec.Overhead), memory + memoryBytes(pod.Spec.Overhead)
@@ -490,21 +491,11 @@ func requests(c *corev1.Container) (cpu, memory int64) {
 }
 
 // milliCPU returns the cpu in list in milli-cores, rounded up; 0 when missing.
-func milliCPU(list corev1.ResourceList) int64 {
-	q, ok := list[corev1.ResourceCPU]
-	if !ok {
-		return 0
-	}
-	return q.MilliValue()
-}
+func milliCPU(list corev1.ResourceList) int64 { return quantity.ValueIn(list, corev1.ResourceCPU) }
 
 // memoryBytes returns the memory in list in bytes, rounded up; 0 when missing.
 func memoryBytes(list corev1.ResourceList) int64 {
-	q, ok := list[corev1.ResourceMemory]
-	if !ok {
-		return 0
-	}
-	return q.Value()
+	return quantity.ValueIn(list, corev1.ResourceMemory)
 }
 
 // hasCPUAndMemory tells whether list has both cpu and memory.

@@ -29,6 +29,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/configuration"
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // UpdateReason says why a node must be updated. The values are bounded, so they can be metric labels.
@@ -170,16 +171,14 @@ func (r *Result) explainResource(in *Inputs, quantity func(int64) *resource.Quan
 
 // cpuQuantity converts milli-cores into a cpu quantity.
 func cpuQuantity(milli int64) *resource.Quantity {
-	return resource.NewMilliQuantity(milli, resource.DecimalSI)
+	q := quantity.Quantity(corev1.ResourceCPU, milli)
+	return &q
 }
 
-// memoryQuantity converts bytes into a memory quantity, in binary units (1Gi) when it is a whole number of
-// mebibytes and in decimal ones (33G) otherwise, whichever reads better.
+// memoryQuantity converts bytes into a memory quantity.
 func memoryQuantity(bytes int64) *resource.Quantity {
-	if bytes != 0 && bytes%(1<<20) == 0 {
-		return resource.NewQuantity(bytes, resource.BinarySI)
-	}
-	return resource.NewQuantity(bytes, resource.DecimalSI)
+	q := quantity.Quantity(corev1.ResourceMemory, bytes)
+	return &q
 }
 
 // ResourceList returns the resources the node should have: batch-cpu and mid-cpu as integer milli-cores,
@@ -191,11 +190,7 @@ func (r *Result) ResourceList() corev1.ResourceList {
 		if !present[i] {
 			continue
 		}
-		if name == extension.BatchCPU || name == extension.MidCPU {
-			list[name] = *resource.NewQuantity(values[i], resource.DecimalSI)
-		} else {
-			list[name] = *memoryQuantity(values[i])
-		}
+		list[name] = quantity.Quantity(name, values[i])
 	}
 	return list
 }
