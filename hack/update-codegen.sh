@@ -73,3 +73,6 @@ echo "Generating deepcopy functions, defaulters and conversions of koord-schedul
 go tool controller-gen object:headerFile="$BOILERPLATE" paths=./pkg/scheduler/apis/...
 go tool defaulter-gen --go-header-file "$BOILERPLATE" --output-file zz_generated.defaults.go "$SCHEDULER_CONFIG/v1"
 go tool conversion-gen --go-header-file "$BOILERPLATE" --output-file zz_generated.conversion.go "$SCHEDULER_CONFIG/v1"
+
+echo "Generating docs/metrics.md from the components' collectors"
+go test ./pkg/metrics -run '^TestMetricsDoc$' -count=1 -update >/dev/null

@@ -156,7 +156,8 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (ctrl.Manager, error)
 
 func setupControllers(mgr ctrl.Manager, o Options, controllers []string) error {
 	store := sloconfig.NewStore()
-	if err := sloconfig.SetupLoader(mgr, store, sloconfig.LoaderOptions{Namespace: o.SLOConfigNamespace, Name: o.SLOConfigName}); err != nil {
+	m := registeredMetrics()
+	if err := sloconfig.SetupLoader(mgr, store, sloconfig.LoaderOptions{Namespace: o.SLOConfigNamespace, Name: o.SLOConfigName, Metrics: m.SLOConfig}); err != nil {
 		return fmt.Errorf("set up slo-controller-config loader: %w", err)
 	}
 	for _, name := range controllers {
@@ -172,6 +173,7 @@ func setupControllers(mgr ctrl.Manager, o Options, controllers []string) error {
 				ConfigUpdates:   store.Subscribe(),
 				ConfigSynced:    store.Synced,
 				Clock:           clock.RealClock{},
+				Metrics:         m.NodeResource,
 			})
 		case ControllerColocationProfile:
 			err = colocationprofile.Setup(mgr, colocationprofile.Options{Clock: clock.RealClock{}, Interval: o.ColocationProfileInterval})
@@ -207,14 +209,15 @@ func directClient(cfg *rest.Config, s *runtime.Scheme) (client.Client, error) {
 func setupWebhooks(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, s *runtime.Scheme, o Options) error {
 	hooks := webhookHooks(mgr, o)
 	server := mgr.GetWebhookServer()
+	m := registeredMetrics().Webhook
 	for _, h := range hooks {
-		server.Register(h.Path, webhook.LimitInFlight(h.Handler, o.WebhookMaxInFlight))
+		server.Register(h.Path, webhook.LimitInFlight(h.Handler, o.WebhookMaxInFlight, m))
 	}
 	c, err := directClient(cfg, s)
 	if err != nil {
 		return err
 	}
-	installer := webhook.NewInstaller(c, o.Webhook, hooks, clock.RealClock{})
+	installer := webhook.NewInstaller(c, o.Webhook, hooks, clock.RealClock{}, m)
 	if err := installer.Sync(ctx); err != nil {
 		return fmt.Errorf("register webhooks: %w", err)
 	}

@@ -27,14 +27,18 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/component-base/configz"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware"
@@ -42,16 +46,28 @@ import (
 )
 
 // Plugins returns the options that register every Koord plugin with kube-scheduler. The plugins of one call
-// share one set of Koord CRD informers, so call it once per scheduler.
+// share one set of Koord CRD informers, so call it once per scheduler. They record their metrics in
+// RegisteredMetrics.
 func Plugins() []app.Option {
 	informers := crdinformers.New()
+	m := RegisteredMetrics()
 	return []app.Option{
-		app.WithPlugin(loadaware.Name, loadaware.NewFactory(informers)),
-		app.WithPlugin(elasticquota.Name, elasticquota.NewFactory(informers)),
-		app.WithPlugin(coscheduling.Name, coscheduling.NewFactory(informers)),
-		app.WithPlugin(reservation.Name, reservation.NewFactory(informers)),
+		app.WithPlugin(loadaware.Name, loadaware.NewFactory(informers, loadaware.WithMetrics(m))),
+		app.WithPlugin(elasticquota.Name, elasticquota.NewFactory(informers, elasticquota.WithMetrics(m))),
+		app.WithPlugin(coscheduling.Name, coscheduling.NewFactory(informers, coscheduling.WithMetrics(m))),
+		app.WithPlugin(reservation.Name, reservation.NewFactory(informers, reservation.WithMetrics(m))),
 	}
 }
+
+// RegisteredMetrics returns the plugins' metrics, registered in kube-scheduler's legacy registry (which
+// koord-scheduler's /metrics serves) on the first call. The registry is the process's, so every scheduler of
+// the process shares them.
+var RegisteredMetrics = sync.OnceValue(func() *metrics.Metrics {
+	m := metrics.NewMetrics()
+	// Registration fails only for a name registered twice: a bug in this package, caught by its tests.
+	utilruntime.Must(m.Register(legacyregistry.Registerer()))
+	return m
+})
 
 // defaultFlags are the flags koord-scheduler's command line starts with; the command line may override them.
 //

@@ -21,6 +21,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	koordmetrics "github.com/koord-dev/koord/pkg/metrics"
+
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
 )
 
@@ -60,36 +62,36 @@ type Metrics struct {
 func NewMetrics() *Metrics {
 	return &Metrics{
 		nodes: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: "koord", Subsystem: "sim", Name: "nodes",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemSim, Name: "nodes",
 			Help: "Nodes whose agent is simulated.",
 		}),
 		reports: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "koord", Subsystem: "sim", Name: "reports_total",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemSim, Name: "reports_total",
 			Help: "NodeMetric reports of the simulated agents, by result: success, error, or noNodeMetric (not " +
 				"created by koord-manager yet).",
 		}, []string{"result"}),
 		reportDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Namespace: "koord", Subsystem: "sim", Name: "report_duration_seconds",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemSim, Name: "report_duration_seconds",
 			Help:    "Wall-clock time one NodeMetric report took: building the status and writing it.",
 			Buckets: []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5},
 		}),
 		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Namespace: "koord", Subsystem: "sim", Name: "round_lag_seconds",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemSim, Name: "round_lag_seconds",
 			Help: "Simulated seconds a node's round started after it was due; large values mean the agents " +
 				"cannot keep up with the speed and node count.",
 			Buckets: []float64{0.1, 1, 5, 10, 30, 60, 300, 1800},
 		}),
 		suppressed: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: "koord", Subsystem: "sim", Name: "be_suppressed_moments_total",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemSim, Name: "be_suppressed_moments_total",
 			Help: "Sampled moments (one per collection interval per node) at which BE pods' CPU was suppressed.",
 		}),
 		breaches: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: "koord", Subsystem: "sim", Name: "ls_threshold_breaches_total",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemSim, Name: "ls_threshold_breaches_total",
 			Help: "Sampled moments (one per collection interval per node) at which the non-BE pods' CPU usage " +
 				"exceeded cpuSuppressThresholdPercent of the node's capacity.",
 		}),
 		invalid: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: "koord", Subsystem: "sim", Name: "invalid_annotations_total",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemSim, Name: "invalid_annotations_total",
 			Help: "Distinct malformed sim.koord.dev/usage annotation values seen on pods; the pods use their default " +
 				"usage.",
 		}),

@@ -20,6 +20,8 @@ import (
 	"errors"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	koordmetrics "github.com/koord-dev/koord/pkg/metrics"
 )
 
 // Causes of koord_koordlet_evictions_rejected_total: why Evict did not evict.
@@ -51,11 +53,11 @@ type Metrics struct {
 func NewMetrics() *Metrics {
 	return &Metrics{
 		evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "koord", Subsystem: "koordlet", Name: "evictions_total",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemKoordlet, Name: "evictions_total",
 			Help: "Pods koordlet evicted through the Eviction API, by the reason of the eviction (the Event reason).",
 		}, []string{"reason"}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "koord", Subsystem: "koordlet", Name: "evictions_rejected_total",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemKoordlet, Name: "evictions_rejected_total",
 			Help: "Evictions koordlet asked for but did not carry out, by cause: CoolDown, BudgetExhausted, " +
 				"RateLimited, PodGone, Disallowed (HTTP 429 from the apiserver, e.g. a PodDisruptionBudget) or Error.",
 		}, []string{"cause"}),

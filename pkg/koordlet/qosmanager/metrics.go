@@ -20,6 +20,8 @@ import (
 	"errors"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	koordmetrics "github.com/koord-dev/koord/pkg/metrics"
 )
 
 // Metrics are the Manager's Prometheus collectors. Create them with NewMetrics, register them once with
@@ -35,11 +37,11 @@ type Metrics struct {
 func NewMetrics() *Metrics {
 	return &Metrics{
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "koord", Subsystem: "koordlet", Name: "qos_strategy_errors_total",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemKoordlet, Name: "qos_strategy_errors_total",
 			Help: "Rounds of a QoS strategy that returned an error (or panicked), by strategy.",
 		}, []string{"strategy"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: "koord", Subsystem: "koordlet", Name: "qos_strategy_duration_seconds",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemKoordlet, Name: "qos_strategy_duration_seconds",
 			Help:    "Time one round of a QoS strategy took, by strategy.",
 			Buckets: []float64{0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1},
 		}, []string{"strategy"}),

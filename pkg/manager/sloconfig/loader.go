@@ -57,6 +57,8 @@ type LoaderOptions struct {
 	Namespace string
 	// Name is the ConfigMap's name.
 	Name string
+	// Metrics records the loads; private, unregistered ones when nil.
+	Metrics *Metrics
 }
 
 // Key returns the ConfigMap's namespace and name, with the defaults for empty fields.
@@ -80,6 +82,7 @@ type Loader struct {
 	store    *Store
 	recorder events.EventRecorder
 	key      types.NamespacedName
+	metrics  *Metrics
 	// lastRejected is the resourceVersion last rejected, so that a resync reports it only once. Requests for one
 	// key are never processed concurrently, so it needs no lock.
 	lastRejected string
@@ -90,7 +93,11 @@ var _ reconcile.Reconciler = (*Loader)(nil)
 // NewLoader returns a Loader that reads the ConfigMap through reader and reports rejected versions through
 // recorder.
 func NewLoader(reader client.Reader, store *Store, recorder events.EventRecorder, opts LoaderOptions) *Loader {
-	return &Loader{reader: reader, store: store, recorder: recorder, key: opts.Key()}
+	m := opts.Metrics
+	if m == nil {
+		m = NewMetrics()
+	}
+	return &Loader{reader: reader, store: store, recorder: recorder, key: opts.Key(), metrics: m}
 }
 
 // SetupLoader registers the loader with mgr. The ConfigMap is watched through a cache of its own that holds only
@@ -134,7 +141,7 @@ func (l *Loader) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.
 		if !apierrors.IsNotFound(err) {
 			return reconcile.Result{}, fmt.Errorf("reading ConfigMap %s: %w", l.key, err)
 		}
-		configValid.Set(1)
+		l.metrics.configValid.Set(1)
 		l.lastRejected = ""
 		stub := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: l.key.Namespace, Name: l.key.Name}}
 		if l.store.Install(DefaultSnapshot(), stub) {
@@ -148,7 +155,7 @@ func (l *Loader) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.
 		l.reject(log, cm, err)
 		return reconcile.Result{}, nil
 	}
-	configValid.Set(1)
+	l.metrics.configValid.Set(1)
 	recovered := l.lastRejected != ""
 	l.lastRejected = ""
 	if l.store.Install(snap, cm) || recovered {
@@ -161,12 +168,12 @@ func (l *Loader) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.
 
 // reject reports a version that does not parse or validate, once per resourceVersion.
 func (l *Loader) reject(log logr.Logger, cm *corev1.ConfigMap, err error) {
-	configValid.Set(0)
+	l.metrics.configValid.Set(0)
 	if cm.ResourceVersion == l.lastRejected {
 		return
 	}
 	l.lastRejected = cm.ResourceVersion
-	configRejected.Inc()
+	l.metrics.configRejected.Inc()
 	inForce := "the defaults"
 	switch {
 	case !l.store.Synced():

@@ -23,6 +23,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,7 +31,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/koord-dev/koord/apis/configuration"
@@ -100,9 +100,10 @@ func TestLoaderReconcile(t *testing.T) {
 			store := NewStore()
 			notify := store.Subscribe()
 			recorder := events.NewFakeRecorder(10)
-			l := NewLoader(c, store, recorder, LoaderOptions{})
+			m := NewMetrics()
+			l := NewLoader(c, store, recorder, LoaderOptions{Metrics: m})
 			for i, s := range tc.steps {
-				rejectsBefore := testutil.ToFloat64(configRejected)
+				rejectsBefore := testutil.ToFloat64(m.configRejected)
 				if s.data != nil || s.delete {
 					applyConfigMap(t, c, s.data, s.delete)
 				}
@@ -121,10 +122,10 @@ func TestLoaderReconcile(t *testing.T) {
 				if got := len(pending(notify)) > 0; got != s.wantNotify {
 					t.Errorf("step %d: notified = %v, want %v", i, got, s.wantNotify)
 				}
-				if got := testutil.ToFloat64(configValid); got != s.wantValid {
+				if got := testutil.ToFloat64(m.configValid); got != s.wantValid {
 					t.Errorf("step %d: %s = %v, want %v", i, "koord_manager_slo_config_valid", got, s.wantValid)
 				}
-				if got := testutil.ToFloat64(configRejected) - rejectsBefore; got != s.wantRejects {
+				if got := testutil.ToFloat64(m.configRejected) - rejectsBefore; got != s.wantRejects {
 					t.Errorf("step %d: rejected_total grew by %v, want %v", i, got, s.wantRejects)
 				}
 			}
@@ -229,16 +230,19 @@ func TestTruncateNote(t *testing.T) {
 }
 
 func TestMetricsExposition(t *testing.T) {
-	configValid.Set(1)
+	reg := prometheus.NewPedanticRegistry()
+	if err := NewMetrics().Register(reg); err != nil {
+		t.Fatal(err)
+	}
 	const want = `
 # HELP koord_manager_slo_config_valid 1 when the latest version of the slo-controller-config ConfigMap parsed, validated and is in force; 0 when it was rejected and the last good version stays in force.
 # TYPE koord_manager_slo_config_valid gauge
 koord_manager_slo_config_valid 1
 `
-	if err := testutil.CollectAndCompare(configValid, strings.NewReader(want), "koord_manager_slo_config_valid"); err != nil {
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "koord_manager_slo_config_valid"); err != nil {
 		t.Error(err)
 	}
-	if n, err := testutil.GatherAndCount(ctrlmetrics.Registry, "koord_manager_slo_config_valid", "koord_manager_slo_config_rejected_total"); err != nil || n != 2 {
+	if n, err := testutil.GatherAndCount(reg, "koord_manager_slo_config_valid", "koord_manager_slo_config_rejected_total"); err != nil || n != 2 {
 		t.Errorf("registered series = %d (%v), want 2", n, err)
 	}
 }

@@ -29,7 +29,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -38,7 +37,6 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/koord-dev/koord/pkg/manager/webhook/cert"
 )
@@ -125,39 +123,27 @@ func (o Options) clientConfig(path string, caBundle []byte) admissionregistratio
 	}
 }
 
-var (
-	certificateExpiry = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "koord_manager_webhook_certificate_expiration_timestamp_seconds",
-		Help: "When the webhook serving certificate expires, as a Unix timestamp.",
-	})
-	syncErrors = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "koord_manager_webhook_registration_sync_errors_total",
-		Help: "Failed attempts to ensure the webhook certificate and configurations.",
-	})
-)
-
-func init() {
-	metrics.Registry.MustRegister(certificateExpiry, syncErrors)
-}
-
 // Installer keeps the certificate and both webhook configurations in place. It runs in every replica, not
 // only the leader: each replica serves webhooks and needs the certificate files.
 type Installer struct {
-	opts   Options
-	client client.Client
-	keeper *cert.Keeper
-	hooks  []Hook
-	clock  clock.WithTicker
+	opts    Options
+	client  client.Client
+	keeper  *cert.Keeper
+	hooks   []Hook
+	clock   clock.WithTicker
+	metrics *Metrics
 }
 
-// NewInstaller returns an installer for hooks. c must be a direct (uncached) client.
-func NewInstaller(c client.Client, opts Options, hooks []Hook, clk clock.WithTicker) *Installer {
+// NewInstaller returns an installer for hooks that records its metrics in m (private ones when nil). c must be
+// a direct (uncached) client.
+func NewInstaller(c client.Client, opts Options, hooks []Hook, clk clock.WithTicker, m *Metrics) *Installer {
 	return &Installer{
-		opts:   opts,
-		client: c,
-		keeper: &cert.Keeper{Client: c, Namespace: opts.ServiceNamespace, SecretName: opts.SecretName, Hosts: opts.hosts(), CertDir: opts.CertDir, Clock: clk},
-		hooks:  hooks,
-		clock:  clk,
+		metrics: m.orNew(),
+		opts:    opts,
+		client:  c,
+		keeper:  &cert.Keeper{Client: c, Namespace: opts.ServiceNamespace, SecretName: opts.SecretName, Hosts: opts.hosts(), CertDir: opts.CertDir, Clock: clk},
+		hooks:   hooks,
+		clock:   clk,
 	}
 }
 
@@ -166,19 +152,19 @@ func NewInstaller(c client.Client, opts Options, hooks []Hook, clk clock.WithTic
 func (i *Installer) Sync(ctx context.Context) error {
 	b, err := i.keeper.Ensure(ctx)
 	if err != nil {
-		syncErrors.Inc()
+		i.metrics.syncErrors.Inc()
 		return err
 	}
 	if notAfter, err := b.NotAfter(); err == nil {
-		certificateExpiry.Set(float64(notAfter.Unix()))
+		i.metrics.certificateExpiry.Set(float64(notAfter.Unix()))
 	}
 	mutating, validating := i.configurations(b.CACert)
 	if err := i.apply(ctx, mutating); err != nil {
-		syncErrors.Inc()
+		i.metrics.syncErrors.Inc()
 		return err
 	}
 	if err := i.apply(ctx, validating); err != nil {
-		syncErrors.Inc()
+		i.metrics.syncErrors.Inc()
 		return err
 	}
 	return nil

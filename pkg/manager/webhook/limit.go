@@ -18,27 +18,16 @@ package webhook
 
 import (
 	"net/http"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
-
-var rejectedForLoad = prometheus.NewCounter(prometheus.CounterOpts{
-	Name: "koord_manager_webhook_overload_rejections_total",
-	Help: "Admission requests answered with 429 because the in-flight limit was reached until the request's deadline.",
-})
-
-func init() {
-	metrics.Registry.MustRegister(rejectedForLoad)
-}
 
 // LimitInFlight serves at most n requests of h at a time. A request waits for a slot until its context ends
 // (the apiserver's timeout), then gets 429 Too Many Requests, which the apiserver handles by the hook's failure
-// policy. n <= 0 means no limit.
-func LimitInFlight(h http.Handler, n int) http.Handler {
+// policy, and counts in m. n <= 0 means no limit.
+func LimitInFlight(h http.Handler, n int, m *Metrics) http.Handler {
 	if n <= 0 {
 		return h
 	}
+	m = m.orNew()
 	slots := make(chan struct{}, n)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -46,7 +35,7 @@ func LimitInFlight(h http.Handler, n int) http.Handler {
 			defer func() { <-slots }()
 			h.ServeHTTP(w, r)
 		case <-r.Context().Done():
-			rejectedForLoad.Inc()
+			m.rejectedForLoad.Inc()
 			http.Error(w, "koord-manager webhook: too many requests in flight", http.StatusTooManyRequests)
 		}
 	})

@@ -23,15 +23,18 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 func TestLimitInFlight(t *testing.T) {
 	release := make(chan struct{})
 	entered := make(chan struct{}, 4)
+	m := NewMetrics()
 	h := LimitInFlight(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		entered <- struct{}{}
 		<-release
-	}), 2)
+	}), 2, m)
 
 	var wg sync.WaitGroup
 	for range 2 {
@@ -51,6 +54,9 @@ func TestLimitInFlight(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/x", nil).WithContext(ctx))
 	if rec.Code != http.StatusTooManyRequests {
 		t.Errorf("third request got %d, want 429", rec.Code)
+	}
+	if got := testutil.ToFloat64(m.rejectedForLoad); got != 1 {
+		t.Errorf("koord_manager_webhook_overload_rejections_total = %v, want 1", got)
 	}
 	select {
 	case <-entered:

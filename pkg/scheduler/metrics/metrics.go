@@ -14,70 +14,62 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package metrics holds the Prometheus metrics of Koord's scheduler plugins. They are registered in
-// kube-scheduler's legacy registry, so koord-scheduler serves them on its /metrics endpoint next to
+// Package metrics holds the Prometheus metrics of Koord's scheduler plugins. koord-scheduler registers them in
+// kube-scheduler's legacy registry (see scheduler.Plugins), so its /metrics endpoint serves them next to
 // kube-scheduler's own (scheduler_plugin_execution_duration_seconds, scheduler_plugin_evaluation_total, ...).
 // Every label takes a bounded set of values.
 package metrics
 
 import (
-	"sync"
+	"errors"
 
-	"k8s.io/component-base/metrics"
-	"k8s.io/component-base/metrics/legacyregistry"
+	"github.com/prometheus/client_golang/prometheus"
+
+	koordmetrics "github.com/koord-dev/koord/pkg/metrics"
 )
 
-const subsystem = "koord_scheduler"
-
-var (
+// Metrics are the plugins' collectors. Create them with NewMetrics, register them once with Register and hand
+// them to each plugin's factory; a plugin given none keeps private, unregistered ones.
+type Metrics struct {
 	// LoadAwareRejections counts the nodes LoadAwareScheduling's Filter rejected, by resource over its
 	// threshold (one count per resource) or "expired" for a stale NodeMetric.
-	LoadAwareRejections = metrics.NewCounterVec(&metrics.CounterOpts{
-		Subsystem:      subsystem,
-		Name:           "load_aware_rejections_total",
-		Help:           "Nodes rejected by LoadAwareScheduling, by the resource over its usage threshold, or \"expired\" for a stale NodeMetric.",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"reason"})
-
+	LoadAwareRejections *prometheus.CounterVec
 	// QuotaRejections counts the pods ElasticQuota's PreFilter rejected because their quota had no room.
-	QuotaRejections = metrics.NewCounter(&metrics.CounterOpts{
-		Subsystem:      subsystem,
-		Name:           "elastic_quota_rejections_total",
-		Help:           "Scheduling attempts rejected because the pod's quota (or an ancestor) had no room for it.",
-		StabilityLevel: metrics.ALPHA,
-	})
-
-	// QuotaRevokedPods counts the pods evicted because their quota used more than its runtime quota for
-	// longer than delayEvictTime.
-	QuotaRevokedPods = metrics.NewCounter(&metrics.CounterOpts{
-		Subsystem:      subsystem,
-		Name:           "elastic_quota_revoked_pods_total",
-		Help:           "Pods evicted because their quota used more than its runtime quota for longer than delayEvictTime.",
-		StabilityLevel: metrics.ALPHA,
-	})
-
+	QuotaRejections prometheus.Counter
+	// QuotaRevokedPods counts the pods evicted because their quota used more than its runtime quota for longer
+	// than delayEvictTime.
+	QuotaRevokedPods prometheus.Counter
 	// GangTimeouts counts the gang members marked timed out.
-	GangTimeouts = metrics.NewCounter(&metrics.CounterOpts{
-		Subsystem:      subsystem,
-		Name:           "gang_timeouts_total",
-		Help:           "Gang members marked timed out after waiting for their gang longer than its waiting time.",
-		StabilityLevel: metrics.ALPHA,
-	})
-
+	GangTimeouts prometheus.Counter
 	// ReservationTransitions counts Reservations entering a phase (Available, Succeeded, Failed).
-	ReservationTransitions = metrics.NewCounterVec(&metrics.CounterOpts{
-		Subsystem:      subsystem,
-		Name:           "reservation_transitions_total",
-		Help:           "Reservations entering a phase: Available (placed), Succeeded (used up) or Failed (expired, node gone).",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"phase"})
-)
+	ReservationTransitions *prometheus.CounterVec
+}
 
-var registerOnce sync.Once
+// NewMetrics creates the collectors, unregistered.
+func NewMetrics() *Metrics {
+	opts := func(name, help string) prometheus.CounterOpts {
+		return prometheus.CounterOpts{Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemScheduler, Name: name, Help: help}
+	}
+	return &Metrics{
+		LoadAwareRejections: prometheus.NewCounterVec(opts("load_aware_rejections_total",
+			"Nodes rejected by LoadAwareScheduling, by the resource over its usage threshold, or \"expired\" for a stale NodeMetric."),
+			[]string{"reason"}),
+		QuotaRejections: prometheus.NewCounter(opts("elastic_quota_rejections_total",
+			"Scheduling attempts rejected because the pod's quota (or an ancestor) had no room for it.")),
+		QuotaRevokedPods: prometheus.NewCounter(opts("elastic_quota_revoked_pods_total",
+			"Pods evicted because their quota used more than its runtime quota for longer than delayEvictTime.")),
+		GangTimeouts: prometheus.NewCounter(opts("gang_timeouts_total",
+			"Gang members marked timed out after waiting for their gang longer than its waiting time.")),
+		ReservationTransitions: prometheus.NewCounterVec(opts("reservation_transitions_total",
+			"Reservations entering a phase: Available (placed), Succeeded (used up) or Failed (expired, node gone)."),
+			[]string{"phase"}),
+	}
+}
 
-// Register registers the metrics in kube-scheduler's legacy registry; more calls do nothing.
-func Register() {
-	registerOnce.Do(func() {
-		legacyregistry.MustRegister(LoadAwareRejections, QuotaRejections, QuotaRevokedPods, GangTimeouts, ReservationTransitions)
-	})
+// Register registers the collectors with reg.
+func (m *Metrics) Register(reg prometheus.Registerer) error {
+	return errors.Join(
+		reg.Register(m.LoadAwareRejections), reg.Register(m.QuotaRejections), reg.Register(m.QuotaRevokedPods),
+		reg.Register(m.GangTimeouts), reg.Register(m.ReservationTransitions),
+	)
 }

@@ -20,37 +20,38 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/component-base/metrics/legacyregistry"
-	"k8s.io/component-base/metrics/testutil"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
-// TestRegister: the metrics are served from kube-scheduler's legacy registry under koord_scheduler_, and
-// registering twice is harmless.
+// TestRegister: the metrics are served under koord_scheduler_ from the registry they are registered with.
 func TestRegister(t *testing.T) {
-	Register()
-	Register()
-	before, err := testutil.GetCounterMetricValue(GangTimeouts)
-	if err != nil {
+	reg := prometheus.NewPedanticRegistry()
+	m := NewMetrics()
+	if err := m.Register(reg); err != nil {
 		t.Fatal(err)
 	}
-	GangTimeouts.Inc()
-	LoadAwareRejections.WithLabelValues("cpu").Inc()
-	if after, err := testutil.GetCounterMetricValue(GangTimeouts); err != nil || after != before+1 {
-		t.Errorf("gang timeouts = %v, %v; want %v", after, err, before+1)
+	if err := m.Register(prometheus.NewRegistry()); err != nil {
+		t.Errorf("registering in a second registry: %v", err)
 	}
-	families, err := legacyregistry.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
+	m.GangTimeouts.Inc()
+	m.LoadAwareRejections.WithLabelValues("cpu").Inc()
+	m.ReservationTransitions.WithLabelValues("Available").Add(2)
+	want := `
+# HELP koord_scheduler_gang_timeouts_total Gang members marked timed out after waiting for their gang longer than its waiting time.
+# TYPE koord_scheduler_gang_timeouts_total counter
+koord_scheduler_gang_timeouts_total 1
+# HELP koord_scheduler_load_aware_rejections_total Nodes rejected by LoadAwareScheduling, by the resource over its usage threshold, or "expired" for a stale NodeMetric.
+# TYPE koord_scheduler_load_aware_rejections_total counter
+koord_scheduler_load_aware_rejections_total{reason="cpu"} 1
+# HELP koord_scheduler_reservation_transitions_total Reservations entering a phase: Available (placed), Succeeded (used up) or Failed (expired, node gone).
+# TYPE koord_scheduler_reservation_transitions_total counter
+koord_scheduler_reservation_transitions_total{phase="Available"} 2
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "koord_scheduler_gang_timeouts_total", "koord_scheduler_load_aware_rejections_total", "koord_scheduler_reservation_transitions_total"); err != nil {
+		t.Error(err)
 	}
-	var names []string
-	for _, f := range families {
-		if strings.HasPrefix(f.GetName(), "koord_scheduler_") {
-			names = append(names, f.GetName())
-		}
-	}
-	for _, want := range []string{"koord_scheduler_gang_timeouts_total", "koord_scheduler_load_aware_rejections_total"} {
-		if !strings.Contains(strings.Join(names, " "), want) {
-			t.Errorf("the registry serves %v, not %s", names, want)
-		}
+	if err := m.Register(reg); err == nil {
+		t.Error("registering twice in one registry succeeded")
 	}
 }

@@ -28,7 +28,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/koord-dev/koord/apis/extension"
-	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 )
 
 // TestGangBindsAllOrNothing: a gang whose members all fit binds together; one that does not fit binds none of
@@ -65,7 +64,7 @@ func TestGangTimesOut(t *testing.T) {
 	startScheduler(t, requestsOnly)
 	f.node("a", "0", 0, nil)
 
-	timeoutsBefore := counter(t, metrics.GangTimeouts)
+	timeoutsBefore := counter(t, "koord_scheduler_gang_timeouts_total")
 	// 4 × 3 cpus on 10 cpus: 3 fit, the fourth does not.
 	gang := f.gang("slow", 4, "3", map[string]string{
 		extension.AnnotationGangMode:     "NonStrict",
@@ -84,7 +83,7 @@ func TestGangTimesOut(t *testing.T) {
 		return false, nil
 	})
 	f.consistentlyUnbound(gang, time.Second)
-	if got := counter(t, metrics.GangTimeouts) - timeoutsBefore; got < 1 {
+	if got := counter(t, "koord_scheduler_gang_timeouts_total") - timeoutsBefore; got < 1 {
 		t.Errorf("koord_scheduler_gang_timeouts_total grew by %v, want at least 1", got)
 	}
 	f.node("b", "0", 0, nil)

@@ -33,7 +33,6 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 )
 
 // TestElasticQuotaBorrowAndReclaim: two tenants share 20Gi of memory with a min of 10Gi each. The first
@@ -49,7 +48,7 @@ func TestElasticQuotaBorrowAndReclaim(t *testing.T) {
 	}})
 	f.runTerminatingPodsToEnd()
 	ensurePriorityClass(t, extension.PriorityProd)
-	revokedBefore, rejectedBefore := counter(t, metrics.QuotaRevokedPods), counter(t, metrics.QuotaRejections)
+	revokedBefore, rejectedBefore := counter(t, "koord_scheduler_elastic_quota_revoked_pods_total"), counter(t, "koord_scheduler_elastic_quota_rejections_total")
 	// 2 nodes × 10Gi; pods of 1Gi (memory binds first: 100m cpu each) and no NodeMetric load to speak of.
 	f.node("a", "0", 0, nil)
 	f.node("b", "0", 0, nil)
@@ -108,10 +107,10 @@ func TestElasticQuotaBorrowAndReclaim(t *testing.T) {
 	if got := f.countBound(teamB); got != 6 {
 		t.Errorf("team B has %d pods bound after team A's preemption, want 6", got)
 	}
-	if got := counter(t, metrics.QuotaRevokedPods) - revokedBefore; got != 2 {
+	if got := counter(t, "koord_scheduler_elastic_quota_revoked_pods_total") - revokedBefore; got != 2 {
 		t.Errorf("koord_scheduler_elastic_quota_revoked_pods_total grew by %v, want 2", got)
 	}
-	if got := counter(t, metrics.QuotaRejections) - rejectedBefore; got < 1 {
+	if got := counter(t, "koord_scheduler_elastic_quota_rejections_total") - rejectedBefore; got < 1 {
 		t.Errorf("koord_scheduler_elastic_quota_rejections_total grew by %v, want at least 1", got)
 	}
 }

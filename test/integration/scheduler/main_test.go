@@ -34,8 +34,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	compbasemetrics "k8s.io/component-base/metrics"
-	"k8s.io/component-base/metrics/testutil"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/utils/ptr"
@@ -328,14 +327,34 @@ func (f *fixture) eventually(msg string, cond func(ctx context.Context) (bool, e
 	}
 }
 
-// counter returns the value of one of koord-scheduler's counters; the scheduler runs in this process.
-func counter(t *testing.T, m compbasemetrics.CounterMetric) float64 {
+// counter returns the value of koord-scheduler's counter name with the labels (name, value pairs), as its
+// /metrics endpoint serves it (kube-scheduler's legacy registry; the scheduler runs in this process); 0 while
+// the counter has no such series.
+func counter(t *testing.T, name string, labels ...string) float64 {
 	t.Helper()
-	v, err := testutil.GetCounterMetricValue(m)
+	families, err := legacyregistry.DefaultGatherer.Gather()
 	if err != nil {
-		t.Fatalf("read counter: %v", err)
+		t.Fatalf("gather metrics: %v", err)
 	}
-	return v
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range f.GetMetric() {
+			got := map[string]string{}
+			for _, l := range m.GetLabel() {
+				got[l.GetName()] = l.GetValue()
+			}
+			for i := 0; i+1 < len(labels); i += 2 {
+				if got[labels[i]] != labels[i+1] {
+					continue series
+				}
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	return 0
 }
 
 // ensurePriorityClass creates Koordinator's PriorityClass pc unless it exists.

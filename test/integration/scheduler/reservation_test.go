@@ -31,7 +31,6 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 )
 
 // TestReservation: a Reservation is placed on a node and becomes Available; a pod that is not its owner cannot
@@ -44,7 +43,7 @@ func TestReservation(t *testing.T) {
 	transitions := func() [3]float64 {
 		var v [3]float64
 		for i, phase := range []schedulingv1alpha1.ReservationPhase{schedulingv1alpha1.ReservationAvailable, schedulingv1alpha1.ReservationSucceeded, schedulingv1alpha1.ReservationFailed} {
-			v[i] = counter(t, metrics.ReservationTransitions.WithLabelValues(string(phase)))
+			v[i] = counter(t, "koord_scheduler_reservation_transitions_total", "phase", string(phase))
 		}
 		return v
 	}

@@ -20,6 +20,8 @@ import (
 	"errors"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	koordmetrics "github.com/koord-dev/koord/pkg/metrics"
 )
 
 // Metrics are the strategy's Prometheus collectors. Create them with NewMetrics, register them once with
@@ -35,13 +37,13 @@ type Metrics struct {
 func NewMetrics() *Metrics {
 	return &Metrics{
 		allowed: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: "koord", Subsystem: "koordlet", Name: "be_cpu_allowed_cores",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemKoordlet, Name: "be_cpu_allowed_cores",
 			Help: "CPU the BE pods may use by the suppression formula, in cores: capacity x " +
 				"cpuSuppressThresholdPercent - non-BE pods' usage - max(system usage, node reserved), " +
 				"at least capacity x cpuSuppressMinPercent.",
 		}),
 		suppress: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: "koord", Subsystem: "koordlet", Name: "be_cpu_suppress_cores",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemKoordlet, Name: "be_cpu_suppress_cores",
 			Help: "CPU the besteffort cgroup is limited to, in cores, by the policy in force (cpuset: number of " +
 				"CPUs; cfsQuota: quota / period). Absent while suppression is off.",
 		}, []string{"policy"}),

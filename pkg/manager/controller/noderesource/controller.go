@@ -79,6 +79,8 @@ type Options struct {
 	// strategy over the nodes; ConfigUpdates then delivers the first configuration and every node is
 	// recalculated.
 	ConfigSynced func() bool
+	// Metrics records the calculations; private, unregistered ones when nil.
+	Metrics *Metrics
 }
 
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
@@ -93,13 +95,13 @@ type Reconciler struct {
 	strategyForNode func(*corev1.Node) configuration.ColocationStrategy
 	configSynced    func() bool
 	clock           clock.Clock
-	metrics         *metrics
+	metrics         *Metrics
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
 
 // NewReconciler returns a Reconciler that reads and writes through c. The client must be able to list pods by
-// PodNodeNameIndex. It records its metrics in controller-runtime's registry.
+// PodNodeNameIndex.
 func NewReconciler(c client.Client, opts Options) (*Reconciler, error) {
 	if opts.StrategyForNode == nil {
 		return nil, errors.New("noderesource: Options.StrategyForNode is required")
@@ -107,8 +109,11 @@ func NewReconciler(c client.Client, opts Options) (*Reconciler, error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
+	if opts.Metrics == nil {
+		opts.Metrics = NewMetrics()
+	}
 	return &Reconciler{client: c, strategyForNode: opts.StrategyForNode, configSynced: opts.ConfigSynced, clock: opts.Clock,
-		metrics: registeredMetrics()}, nil
+		metrics: opts.Metrics}, nil
 }
 
 // Setup registers the pod index and the controller with mgr.

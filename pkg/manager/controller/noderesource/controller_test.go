@@ -179,7 +179,7 @@ func newEnv(t *testing.T, f *fixture, funcs interceptor.Funcs) *env {
 
 // newReconciler returns a fresh reconciler on the env's client, as after a manager restart.
 func (e *env) newReconciler() *Reconciler {
-	return &Reconciler{client: e.client, strategyForNode: strategy, clock: e.clock, metrics: newMetrics()}
+	return &Reconciler{client: e.client, strategyForNode: strategy, clock: e.clock, metrics: NewMetrics()}
 }
 
 // reconcile runs one reconcile of test-node and returns the patches it sent.

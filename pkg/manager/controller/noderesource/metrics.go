@@ -17,17 +17,12 @@ limitations under the License.
 package noderesource
 
 import (
-	"sync"
+	"errors"
 
 	"github.com/prometheus/client_golang/prometheus"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/koord-dev/koord/pkg/manager/controller/noderesource/calculator"
-)
-
-const (
-	metricsNamespace = "koord_manager"
-	metricsSubsystem = "noderesource"
+	koordmetrics "github.com/koord-dev/koord/pkg/metrics"
 )
 
 // Label values of the resource label: amounts of cpu are in cores, of memory in bytes.
@@ -44,9 +39,11 @@ const (
 	skipThrottled = "Throttled"
 )
 
-// metrics are the controller's Prometheus collectors. The per-node gauges carry the node name: the issue asks
-// for per-node explanations, and a node's series are deleted with the node.
-type metrics struct {
+// Metrics are the controller's Prometheus collectors. Create them with NewMetrics, register them once with
+// Register and pass them in Options.Metrics; a Reconciler without them keeps private, unregistered ones. The
+// per-node gauges carry the node name, so that a node's numbers can be explained; a node's series are deleted
+// with the node.
+type Metrics struct {
 	// batchAllocatable is koord_manager_noderesource_batch_allocatable{node,resource}.
 	batchAllocatable *prometheus.GaugeVec
 	// midAllocatable is koord_manager_noderesource_mid_allocatable{node,resource}.
@@ -61,60 +58,54 @@ type metrics struct {
 	degrades *prometheus.CounterVec
 }
 
-// newMetrics creates the collectors, unregistered.
-func newMetrics() *metrics {
-	return &metrics{
+// NewMetrics creates the collectors, unregistered.
+func NewMetrics() *Metrics {
+	return &Metrics{
 		batchAllocatable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: metricsNamespace, Subsystem: metricsSubsystem, Name: "batch_allocatable",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemManager, Name: "noderesource_batch_allocatable",
 			Help: "Batch resource last computed for a node (cpu in cores, memory in bytes); 0 while it is removed.",
 		}, []string{"node", "resource"}),
 		midAllocatable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: metricsNamespace, Subsystem: metricsSubsystem, Name: "mid_allocatable",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemManager, Name: "noderesource_mid_allocatable",
 			Help: "Mid resource last computed for a node (cpu in cores, memory in bytes); 0 while it is removed.",
 		}, []string{"node", "resource"}),
 		input: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: metricsNamespace, Subsystem: metricsSubsystem, Name: "input",
-			Help: "Inputs of a node's last batch and mid calculation (cpu in cores, memory in bytes, reclaim_ratio " +
-				"as a fraction); inputs that were not known are absent.",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemManager, Name: "noderesource_input",
+			Help: "Inputs of a node's last batch and mid calculation, by input: capacity, safety_margin, node_reserved, " +
+				"system_used, hp_request, hp_used, hp_max_used_request, batch_threshold_cap, prod_reclaimable, node_unused, " +
+				"unallocated, mid_threshold_cap (cpu in cores, memory in bytes) and reclaim_ratio (a fraction); inputs that " +
+				"were not known are absent.",
 		}, []string{"node", "resource", "input"}),
 		updates: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: metricsNamespace, Subsystem: metricsSubsystem, Name: "node_updates_total",
-			Help: "Writes of batch and mid resources to nodes, by the reason the write was due.",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemManager, Name: "noderesource_node_updates_total",
+			Help: "Writes of batch and mid resources to nodes, by the reason the write was due: ResourceAdded, " +
+				"ResourceRemoved, CapacityMismatch, DiffExceeded, Expired, NoLastUpdate or ExplanationOutdated.",
 		}, []string{"reason"}),
 		skips: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: metricsNamespace, Subsystem: metricsSubsystem, Name: "node_update_skips_total",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemManager, Name: "noderesource_node_update_skips_total",
 			Help: "Calculations that wrote nothing: Unchanged (the node already has the values) or Throttled (a " +
 				"difference below resourceDiffThreshold within updateTimeThresholdSeconds).",
 		}, []string{"reason"}),
 		degrades: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: metricsNamespace, Subsystem: metricsSubsystem, Name: "degrades_total",
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemManager, Name: "noderesource_degrades_total",
 			Help: "Calculations that removed batch and mid resources (or only mid ones) because their inputs were " +
-				"missing or stale, by reason.",
+				"missing or stale, by reason: NodeMetricMissing, NodeMetricNoUpdateTime, NodeMetricStale, NodeUsageMissing " +
+				"or ProdReclaimableMissing. A disabled colocation is not counted.",
 		}, []string{"reason"}),
 	}
 }
 
-// collectors lists the collectors, to register them.
-func (m *metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.batchAllocatable, m.midAllocatable, m.input, m.updates, m.skips, m.degrades}
-}
-
-var (
-	// defaultMetrics are the collectors registered with controller-runtime's registry.
-	defaultMetrics = newMetrics()
-	registerOnce   sync.Once
-)
-
-// registeredMetrics registers defaultMetrics with controller-runtime's registry on first use and returns them.
-func registeredMetrics() *metrics {
-	registerOnce.Do(func() {
-		ctrlmetrics.Registry.MustRegister(defaultMetrics.collectors()...)
-	})
-	return defaultMetrics
+// Register registers the collectors with reg.
+func (m *Metrics) Register(reg prometheus.Registerer) error {
+	var errs []error
+	for _, c := range []prometheus.Collector{m.batchAllocatable, m.midAllocatable, m.input, m.updates, m.skips, m.degrades} {
+		errs = append(errs, reg.Register(c))
+	}
+	return errors.Join(errs...)
 }
 
 // observe records the result of a node's calculation.
-func (m *metrics) observe(node string, r *calculator.Result) {
+func (m *Metrics) observe(node string, r *calculator.Result) {
 	m.batchAllocatable.WithLabelValues(node, resourceCPU).Set(cores(r.Batch.CPU))
 	m.batchAllocatable.WithLabelValues(node, resourceMemory).Set(float64(r.Batch.Memory))
 	m.midAllocatable.WithLabelValues(node, resourceCPU).Set(cores(r.Mid.CPU))
@@ -162,7 +153,7 @@ func (m *metrics) observe(node string, r *calculator.Result) {
 }
 
 // forget deletes the series of a node that is gone.
-func (m *metrics) forget(node string) {
+func (m *Metrics) forget(node string) {
 	labels := prometheus.Labels{"node": node}
 	m.batchAllocatable.DeletePartialMatch(labels)
 	m.midAllocatable.DeletePartialMatch(labels)

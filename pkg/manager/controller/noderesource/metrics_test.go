@@ -25,16 +25,17 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/klog/v2/ktesting"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/koord-dev/koord/pkg/manager/controller/noderesource/calculator"
 )
 
 // countSeries returns how many series of m carry the label node=name.
-func countSeries(t *testing.T, m *metrics, name string) int {
+func countSeries(t *testing.T, m *Metrics, name string) int {
 	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(m.collectors()...)
+	if err := m.Register(reg); err != nil {
+		t.Fatal(err)
+	}
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -67,9 +68,11 @@ func TestMetricsObserve(t *testing.T) {
 		},
 		UsageKnown: true,
 	}
-	m := newMetrics()
+	m := NewMetrics()
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(m.collectors()...)
+	if err := m.Register(reg); err != nil {
+		t.Fatal(err)
+	}
 	m.observe("n1", &computed)
 
 	const want = `
@@ -81,7 +84,7 @@ koord_manager_noderesource_batch_allocatable{node="n1",resource="memory"} 3.3e+1
 # TYPE koord_manager_noderesource_mid_allocatable gauge
 koord_manager_noderesource_mid_allocatable{node="n1",resource="cpu"} 0
 koord_manager_noderesource_mid_allocatable{node="n1",resource="memory"} 0
-# HELP koord_manager_noderesource_input Inputs of a node's last batch and mid calculation (cpu in cores, memory in bytes, reclaim_ratio as a fraction); inputs that were not known are absent.
+# HELP koord_manager_noderesource_input Inputs of a node's last batch and mid calculation, by input: capacity, safety_margin, node_reserved, system_used, hp_request, hp_used, hp_max_used_request, batch_threshold_cap, prod_reclaimable, node_unused, unallocated, mid_threshold_cap (cpu in cores, memory in bytes) and reclaim_ratio (a fraction); inputs that were not known are absent.
 # TYPE koord_manager_noderesource_input gauge
 koord_manager_noderesource_input{input="batch_threshold_cap",node="n1",resource="cpu"} 80
 koord_manager_noderesource_input{input="capacity",node="n1",resource="cpu"} 100
@@ -102,7 +105,7 @@ koord_manager_noderesource_input{input="safety_margin",node="n1",resource="cpu"}
 koord_manager_noderesource_input{input="safety_margin",node="n1",resource="memory"} 4.2e+10
 koord_manager_noderesource_input{input="system_used",node="n1",resource="cpu"} 7
 koord_manager_noderesource_input{input="system_used",node="n1",resource="memory"} 1.2e+10
-# HELP koord_manager_noderesource_degrades_total Calculations that removed batch and mid resources (or only mid ones) because their inputs were missing or stale, by reason.
+# HELP koord_manager_noderesource_degrades_total Calculations that removed batch and mid resources (or only mid ones) because their inputs were missing or stale, by reason: NodeMetricMissing, NodeMetricNoUpdateTime, NodeMetricStale, NodeUsageMissing or ProdReclaimableMissing. A disabled colocation is not counted.
 # TYPE koord_manager_noderesource_degrades_total counter
 koord_manager_noderesource_degrades_total{reason="ProdReclaimableMissing"} 1
 `
@@ -172,17 +175,14 @@ func TestReconcileCountsUpdatesAndSkips(t *testing.T) {
 	}
 }
 
-func TestRegisteredMetricsUseControllerRuntimeRegistry(t *testing.T) {
-	m := registeredMetrics()
-	if m != registeredMetrics() {
-		t.Fatalf("registeredMetrics() returned different collectors on the second call")
+func TestRegister(t *testing.T) {
+	m := NewMetrics()
+	reg := prometheus.NewPedanticRegistry()
+	if err := m.Register(reg); err != nil {
+		t.Fatal(err)
 	}
-	if err := prometheus.NewRegistry().Register(m.updates); err != nil {
-		t.Fatalf("collectors cannot be registered elsewhere: %v", err)
-	}
-	// Registering again with controller-runtime's registry must fail as already registered.
-	err := ctrlmetrics.Registry.Register(m.updates)
-	if !errors.As(err, new(prometheus.AlreadyRegisteredError)) {
+	// Registering again in the same registry must fail as already registered.
+	if err := m.Register(reg); !errors.As(err, new(prometheus.AlreadyRegisteredError)) {
 		t.Errorf("registering again = %v, want AlreadyRegisteredError", err)
 	}
 }

@@ -28,7 +28,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/koord-dev/koord/apis/extension"
-	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/cache"
 )
 
@@ -133,7 +132,7 @@ func (p *Plugin) markTimeout(ctx context.Context, namespace, name string) error 
 	if err != nil {
 		return fmt.Errorf("mark pod %s/%s as timed out: %w", namespace, name, err)
 	}
-	metrics.GangTimeouts.Inc()
+	p.metrics.GangTimeouts.Inc()
 	klog.FromContext(ctx).V(3).Info("Marked pod of a timed-out gang", "pod", klog.KRef(namespace, name))
 	return nil
 }

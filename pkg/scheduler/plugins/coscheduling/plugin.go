@@ -83,6 +83,8 @@ type Plugin struct {
 	statusDelay time.Duration
 	// synced are the plugin's handlers of the scheduler's informers.
 	synced plugins.Synced
+	// metrics records what the plugin counts.
+	metrics *metrics.Metrics
 }
 
 // Option configures the plugin factory.
@@ -91,11 +93,18 @@ type Option func(*options)
 type options struct {
 	clock       clock.WithDelayedExecution
 	statusDelay time.Duration
+	// metrics records what the plugin counts; private, unregistered ones unless WithMetrics.
+	metrics *metrics.Metrics
 }
 
 // WithClock makes the plugin tell how long members have waited, and when failed gangs are tried again, by c.
 func WithClock(c clock.WithDelayedExecution) Option {
 	return func(o *options) { o.clock = c }
+}
+
+// WithMetrics makes the plugin record its metrics in m, which the scheduler registers.
+func WithMetrics(m *metrics.Metrics) Option {
+	return func(o *options) { o.metrics = m }
 }
 
 // withStatusDelay changes statusDelay, for tests.
@@ -107,8 +116,7 @@ func withStatusDelay(d time.Duration) Option {
 // PodGroups through informers, which it starts with the context the factory gets and waits for, and pods
 // through the scheduler's informer factory.
 func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime.PluginFactory {
-	metrics.Register()
-	o := options{clock: clock.RealClock{}, statusDelay: statusDelay}
+	o := options{clock: clock.RealClock{}, metrics: metrics.NewMetrics(), statusDelay: statusDelay}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -123,9 +131,10 @@ func newPlugin(ctx context.Context, args *config.CoschedulingArgs, h fwk.Handle,
 		return nil, err
 	}
 	p := &Plugin{
-		runCtx: ctx,
-		handle: h,
-		clock:  o.clock,
+		metrics: o.metrics,
+		runCtx:  ctx,
+		handle:  h,
+		clock:   o.clock,
 		cache: cache.NewCache(cache.Defaults{
 			WaitTime:    args.DefaultTimeout.Duration,
 			MatchPolicy: extension.GangMatchPolicy(args.DefaultMatchPolicy),

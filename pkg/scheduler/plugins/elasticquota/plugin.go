@@ -85,6 +85,8 @@ type Plugin struct {
 
 	// synced are the plugin's handlers of the scheduler's informers.
 	synced plugins.Synced
+	// metrics records what the plugin counts.
+	metrics *metrics.Metrics
 }
 
 // Option configures the plugin factory.
@@ -93,11 +95,18 @@ type Option func(*options)
 type options struct {
 	clock    clock.WithTicker
 	features *plfeature.Features
+	// metrics records what the plugin counts; private, unregistered ones unless WithMetrics.
+	metrics *metrics.Metrics
 }
 
 // WithClock makes the plugin's controllers tell time by c.
 func WithClock(c clock.WithTicker) Option {
 	return func(o *options) { o.clock = c }
+}
+
+// WithMetrics makes the plugin record its metrics in m, which the scheduler registers.
+func WithMetrics(m *metrics.Metrics) Option {
+	return func(o *options) { o.metrics = m }
 }
 
 // WithFeatures gives the plugin kube-scheduler's feature gates (for preemption) instead of reading them from
@@ -110,8 +119,7 @@ func WithFeatures(fts plfeature.Features) Option {
 // ElasticQuotas through the shared Koord informers, which it starts with the context the factory gets and
 // waits for; its controllers run until that context ends.
 func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime.PluginFactory {
-	metrics.Register()
-	o := options{clock: clock.RealClock{}}
+	o := options{clock: clock.RealClock{}, metrics: metrics.NewMetrics()}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -122,9 +130,10 @@ func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime
 
 func newPlugin(ctx context.Context, args *config.ElasticQuotaArgs, h fwk.Handle, informers *crdinformers.Shared, o options) (*Plugin, error) {
 	p := &Plugin{
-		args:   args,
-		handle: h,
-		clock:  o.clock,
+		metrics: o.metrics,
+		args:    args,
+		handle:  h,
+		clock:   o.clock,
 		manager: cache.NewManager(cache.Options{
 			DefaultQuotaMax:     args.DefaultQuotaGroupMax,
 			SystemQuotaMax:      args.SystemQuotaGroupMax,

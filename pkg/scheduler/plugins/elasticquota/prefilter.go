@@ -24,7 +24,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/cache"
 )
 
@@ -77,7 +76,7 @@ func (p *Plugin) PreFilter(_ context.Context, cycle fwk.CycleState, pod *corev1.
 	s.admitted = len(reasons) == 0
 	cycle.Write(stateKey, s)
 	if !s.admitted {
-		metrics.QuotaRejections.Inc()
+		p.metrics.QuotaRejections.Inc()
 		return nil, fwk.NewStatus(fwk.Unschedulable, reasons...)
 	}
 	return nil, nil

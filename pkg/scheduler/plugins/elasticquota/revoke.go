@@ -29,7 +29,6 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/klog/v2"
 
-	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/cache"
 	"github.com/koord-dev/koord/pkg/util/quantity"
 )
@@ -106,7 +105,7 @@ func (r *revoker) evict(ctx context.Context, pod *corev1.Pod, o cache.OverUse) {
 		utilruntime.HandleErrorWithLogger(logger, err, "Could not evict a pod of an over-used quota", "pod", klog.KObj(pod), "quota", o.Quota)
 		return
 	}
-	metrics.QuotaRevokedPods.Inc()
+	r.p.metrics.QuotaRevokedPods.Inc()
 	logger.V(2).Info("Evicted a pod of an over-used quota", "pod", klog.KObj(pod), "quota", o.Quota, "detail", message)
 	if rec := r.p.handle.EventRecorder(); rec != nil {
 		rec.Eventf(pod, nil, corev1.EventTypeWarning, ReasonQuotaOverUsedRevoked, "Evict", "Evicted: %s", message)

@@ -24,9 +24,9 @@ import (
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -37,7 +37,6 @@ import (
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
-	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
@@ -407,12 +406,7 @@ func TestFilterFollowsNodeState(t *testing.T) {
 		want: result{Filter: plugintest.Status{Code: fwk.Unschedulable, Reasons: []string{"node metric expired: updated 3m0s ago, expiration 3m0s"}}, Score: 0},
 	}}
 	rejections := func(reason string) float64 {
-		t.Helper()
-		v, err := testutil.GetCounterMetricValue(metrics.LoadAwareRejections.WithLabelValues(reason))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
+		return testutil.ToFloat64(f.metrics.LoadAwareRejections.WithLabelValues(reason))
 	}
 	cpuBefore, expiredBefore := rejections("cpu"), rejections("expired")
 	for _, step := range steps {

@@ -26,6 +26,7 @@ import (
 
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
@@ -33,7 +34,8 @@ import (
 // fixture is the plugin built by its factory in a plugintest.Env holding the NodeMetrics and pods.
 type fixture struct {
 	*plugintest.Env
-	plugin *Plugin
+	plugin  *Plugin
+	metrics *metrics.Metrics
 }
 
 // newFixture builds the plugin with args over the NodeMetrics and the pods, and waits until the assign cache
@@ -48,8 +50,9 @@ func newFixture(t testing.TB, args *config.LoadAwareSchedulingArgs, nodeMetrics 
 		objs = append(objs, p)
 	}
 	env := plugintest.New(t, plugintest.WithObjects(objs...))
-	p := plugintest.Plugin[*Plugin](t, env, NewFactory(env.CRDs, WithClock(env.Clock)), args)
-	return &fixture{Env: env, plugin: p}
+	m := metrics.NewMetrics()
+	p := plugintest.Plugin[*Plugin](t, env, NewFactory(env.CRDs, WithClock(env.Clock), WithMetrics(m)), args)
+	return &fixture{Env: env, plugin: p, metrics: m}
 }
 
 // filter runs Filter for pod on node in a fresh cycle.

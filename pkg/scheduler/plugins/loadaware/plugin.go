@@ -26,9 +26,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
-	k8smetrics "k8s.io/component-base/metrics"
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/utils/clock"
@@ -75,8 +76,8 @@ type Plugin struct {
 	defaultThresholds *thresholdProfile
 
 	// rejections count Filter's rejections by resource index; rejectionsExpired those for a stale NodeMetric.
-	rejections        []k8smetrics.CounterMetric
-	rejectionsExpired k8smetrics.CounterMetric
+	rejections        []prometheus.Counter
+	rejectionsExpired prometheus.Counter
 
 	// nodes holds the NodeMetric and the assigned pods of every node; nodeMetrics feeds it NodeMetrics.
 	nodes       *cache.Nodes
@@ -93,6 +94,8 @@ type Option func(*options)
 
 type options struct {
 	clock clock.PassiveClock
+	// metrics records what the plugin counts; private, unregistered ones unless WithMetrics.
+	metrics *metrics.Metrics
 }
 
 // WithClock makes the plugin tell time, and so the age of NodeMetrics and of assignments, by c.
@@ -100,11 +103,15 @@ func WithClock(c clock.PassiveClock) Option {
 	return func(o *options) { o.clock = c }
 }
 
+// WithMetrics makes the plugin record its metrics in m, which the scheduler registers.
+func WithMetrics(m *metrics.Metrics) Option {
+	return func(o *options) { o.metrics = m }
+}
+
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads
 // NodeMetrics through informers, which it starts with the context the factory gets and waits for.
 func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime.PluginFactory {
-	metrics.Register()
-	o := options{clock: clock.RealClock{}}
+	o := options{clock: clock.RealClock{}, metrics: metrics.NewMetrics()}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -132,9 +139,9 @@ func newPlugin(ctx context.Context, args *config.LoadAwareSchedulingArgs, h fwk.
 	}
 	p.defaultThresholds = p.profileFromArgs()
 	for _, name := range resources {
-		p.rejections = append(p.rejections, metrics.LoadAwareRejections.WithLabelValues(string(name)))
+		p.rejections = append(p.rejections, o.metrics.LoadAwareRejections.WithLabelValues(string(name)))
 	}
-	p.rejectionsExpired = metrics.LoadAwareRejections.WithLabelValues("expired")
+	p.rejectionsExpired = o.metrics.LoadAwareRejections.WithLabelValues("expired")
 	if err := p.watchPods(ctx, h); err != nil {
 		return nil, err
 	}

@@ -30,7 +30,6 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
 )
@@ -70,7 +69,7 @@ func (p *Plugin) Bind(ctx context.Context, _ fwk.CycleState, pod *corev1.Pod, no
 	if err != nil {
 		return fwk.AsStatus(fmt.Errorf("write the status of reservation %q: %w", name, err))
 	}
-	metrics.ReservationTransitions.WithLabelValues(string(schedv1alpha1.ReservationAvailable)).Inc()
+	p.metrics.ReservationTransitions.WithLabelValues(string(schedv1alpha1.ReservationAvailable)).Inc()
 	if err := p.reservations.Update(placed); err != nil {
 		return fwk.AsStatus(err)
 	}

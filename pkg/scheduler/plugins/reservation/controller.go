@@ -31,7 +31,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 )
 
@@ -287,7 +286,7 @@ func (p *Plugin) writeStatus(ctx context.Context, r *schedv1alpha1.Reservation, 
 		return err
 	}
 	if status.Phase != r.Status.Phase {
-		metrics.ReservationTransitions.WithLabelValues(string(status.Phase)).Inc()
+		p.metrics.ReservationTransitions.WithLabelValues(string(status.Phase)).Inc()
 	}
 	return nil
 }

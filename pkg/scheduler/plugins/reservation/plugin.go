@@ -85,6 +85,8 @@ type Plugin struct {
 	// handler has seen the nodes listed at start.
 	synced      plugins.Synced
 	nodesSynced func() bool
+	// metrics records what the plugin counts.
+	metrics *metrics.Metrics
 }
 
 // Option configures the plugin factory.
@@ -94,6 +96,8 @@ type options struct {
 	clock clock.WithTicker
 	// noController leaves the controller stopped, for tests that reconcile themselves.
 	noController bool
+	// metrics records what the plugin counts; private, unregistered ones unless WithMetrics.
+	metrics *metrics.Metrics
 }
 
 // WithClock makes the plugin and its controller tell time (ttl, expires, GC) by c.
@@ -101,12 +105,16 @@ func WithClock(c clock.WithTicker) Option {
 	return func(o *options) { o.clock = c }
 }
 
+// WithMetrics makes the plugin record its metrics in m, which the scheduler registers.
+func WithMetrics(m *metrics.Metrics) Option {
+	return func(o *options) { o.metrics = m }
+}
+
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads
 // Reservations through the shared Koord informers, which it starts with the context the factory gets and waits
 // for; its controller runs until that context ends.
 func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime.PluginFactory {
-	metrics.Register()
-	o := options{clock: clock.RealClock{}}
+	o := options{clock: clock.RealClock{}, metrics: metrics.NewMetrics()}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -133,11 +141,12 @@ func newPlugin(ctx context.Context, args *config.ReservationArgs, h fwk.Handle, 
 		return nil, errors.New("the framework handle has no clientset")
 	}
 	p := &Plugin{
-		args:   args,
-		handle: h,
-		clock:  o.clock,
-		cache:  cache.NewCache(args.IgnoredResources),
-		kube:   h.ClientSet(),
+		metrics: o.metrics,
+		args:    args,
+		handle:  h,
+		clock:   o.clock,
+		cache:   cache.NewCache(args.IgnoredResources),
+		kube:    h.ClientSet(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "reservation", Clock: o.clock},
