@@ -56,8 +56,12 @@ fmt: ## Format Go code.
 vet: ## Run go vet.
 	$(GO) vet ./...
 
+.PHONY: lint
+lint: ## Run golangci-lint (pinned in go.mod's tool block; .golangci.yaml).
+	$(GO) tool golangci-lint run ./...
+
 .PHONY: verify
-verify: ## Fail when generated files are stale, code is not gofmt-ed, or go vet complains.
+verify: ## Fail when generated files are stale, code is not gofmt-ed, go vet or golangci-lint complains, or the docs name missing paths.
 	hack/verify.sh
 
 ##@ Test

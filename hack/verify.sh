@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails when generated files are stale, Go files are not gofmt-ed, or go vet finds a problem.
+# Fails when generated files are stale, Go files are not gofmt-ed, go vet or golangci-lint finds a problem, or the
+# docs name paths that do not exist.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -51,4 +52,7 @@ if [ -n "$missing_header" ]; then
 fi
 
 go vet ./...
+# golangci-lint comes from go.mod's tool block; .golangci.yaml says what it checks.
+go tool golangci-lint run ./...
+hack/verify-docs.sh
 echo "verify: OK"

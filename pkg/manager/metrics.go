@@ -20,10 +20,9 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/prometheus/client_golang/prometheus"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/koord-dev/koord/pkg/manager/controller/noderesource"
 	"github.com/koord-dev/koord/pkg/manager/sloconfig"

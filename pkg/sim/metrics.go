@@ -21,9 +21,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	koordmetrics "github.com/koord-dev/koord/pkg/metrics"
-
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
+	koordmetrics "github.com/koord-dev/koord/pkg/metrics"
 )
 
 // Results of koord_sim_reports_total.

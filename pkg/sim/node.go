@@ -225,9 +225,8 @@ func (n *simNode) round(ctx context.Context) time.Time {
 
 	var lastReport time.Time
 	if !now.Before(n.nextReport) {
-		nm := n.view.NodeMetric()
-		switch {
-		case nm == nil:
+		switch nm := n.view.NodeMetric(); nm {
+		case nil:
 			// koord-manager creates it; the creation pokes the node, and the next round retries anyway.
 			c.opts.Metrics.reports.WithLabelValues(ResultNoNodeMetric).Inc()
 			n.logProblem(logger, "report", errNoNodeMetric, "Waited for koord-manager to create the NodeMetric")

@@ -112,7 +112,8 @@ func TestKillProcessesNaming(t *testing.T) {
 	}
 	killProcessesNaming(marker)
 	select {
-	case <-exited:
+	case err := <-exited:
+		t.Logf("the process naming the marker ended: %v", err)
 	case <-time.After(30 * time.Second):
 		_ = target.Process.Kill()
 		t.Fatal("the process naming the marker was not killed")
@@ -126,7 +127,8 @@ func TestKillProcessesNaming(t *testing.T) {
 // stdin as the death of a test process would: the process naming the directory must end and the directory
 // must be gone.
 func TestReaperCleansUpWhenParentGoesAway(t *testing.T) {
-	dir, err := os.MkdirTemp("", "koord-testenv-test-")
+	// Directly under the temp directory, where the reaper removes directories (t.TempDir nests them).
+	dir, err := os.MkdirTemp("", "koord-testenv-test-") //nolint:usetesting // the reaper must remove it, see above
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +141,7 @@ func TestReaperCleansUpWhenParentGoesAway(t *testing.T) {
 	go func() { exited <- server.Wait() }()
 	t.Cleanup(func() { _ = server.Process.Kill() })
 
-	extra, err := os.MkdirTemp("", "koord-testenv-test-extra-")
+	extra, err := os.MkdirTemp("", "koord-testenv-test-extra-") //nolint:usetesting // the reaper must remove it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,8 @@ func TestReaperCleansUpWhenParentGoesAway(t *testing.T) {
 		t.Fatalf("reaper exited with %d", code)
 	}
 	select {
-	case <-exited:
+	case err := <-exited:
+		t.Logf("the process naming the directory ended: %v", err)
 	case <-time.After(30 * time.Second):
 		t.Fatal("the reaper did not kill the process naming its directory")
 	}

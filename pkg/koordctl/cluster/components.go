@@ -165,7 +165,7 @@ func (c *Cluster) waitReady(ctx context.Context, p *process, probes ...probe) er
 			if errors.Is(err, context.DeadlineExceeded) {
 				err = fmt.Errorf("not ready within %s", componentStartTimeout)
 			}
-			return fmt.Errorf("%s: %w (last check: %v); last lines of %s:\n%s", p.name, err, last, p.logPath, tail(p.logPath, tailLines))
+			return fmt.Errorf("%s: %w (last check: %w); last lines of %s:\n%s", p.name, err, last, p.logPath, tail(p.logPath, tailLines))
 		case <-c.clock.After(200 * time.Millisecond):
 		}
 	}

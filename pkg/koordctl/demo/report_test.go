@@ -19,6 +19,7 @@ package demo
 import (
 	"encoding/csv"
 	"encoding/xml"
+	"errors"
 	"io"
 	"math"
 	"os"
@@ -192,7 +193,7 @@ func parseSVG(t *testing.T, svg string) (texts []string, polylines int) {
 	var inText bool
 	for {
 		tok, err := d.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -26,6 +26,8 @@ import (
 	"syscall"
 
 	"k8s.io/klog/v2"
+
+	"github.com/koord-dev/koord/pkg/util/sysfile"
 )
 
 var (
@@ -96,7 +98,7 @@ func (m *Manager) read(ctx context.Context, dir, knob string, parse func([]byte)
 	}
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
-	b, err := readFile(m.layout.KnobPath(dir, knob), (*bp)[:0])
+	b, err := sysfile.Read(m.layout.KnobPath(dir, knob), (*bp)[:0])
 	*bp = b[:0]
 	if err != nil {
 		return m.fileError(ctx, dir, knob, "reading", err)
@@ -112,7 +114,7 @@ func (m *Manager) write(ctx context.Context, dir, knob, value string) error {
 	if err := checkDir(dir); err != nil {
 		return err
 	}
-	if err := writeFile(m.layout.KnobPath(dir, knob), value); err != nil {
+	if err := sysfile.Write(m.layout.KnobPath(dir, knob), value); err != nil {
 		// Errors of write(2) itself, once the file is open, are the kernel
 		// refusing the value. EINVAL: out of its range (a CFS burst above
 		// the quota); EACCES, even for root: a v1 cpuset outside its
@@ -174,74 +176,9 @@ func checkDir(dir string) error {
 			end = i + 1 + j
 		}
 		if dir[i+1:end] == ".." {
-			return fmt.Errorf("cgroup directory %q: must not contain ..", dir)
+			return fmt.Errorf("cgroup directory %q: must not contain a %q element", dir, "..")
 		}
 		i = end
 	}
 	return nil
-}
-
-// readFile appends the content of the file at path to buf. It uses plain
-// system calls: no *os.File and no poller registration, and no allocation
-// when buf is large enough.
-func readFile(path string, buf []byte) ([]byte, error) {
-	fd, err := openFile(path, syscall.O_RDONLY)
-	if err != nil {
-		return buf, err
-	}
-	defer syscall.Close(fd)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
-		switch {
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case err != nil:
-			return buf, &os.PathError{Op: "read", Path: path, Err: err}
-		case n == 0:
-			return buf, nil
-		}
-		buf = buf[:len(buf)+n]
-	}
-}
-
-// writeFile writes value to the existing file at path in one write(2), as
-// cgroup files expect; it never creates the file.
-func writeFile(path, value string) error {
-	fd, err := openFile(path, syscall.O_WRONLY|syscall.O_TRUNC)
-	if err != nil {
-		return err
-	}
-	var werr error
-	for {
-		_, werr = syscall.Write(fd, []byte(value))
-		if !errors.Is(werr, syscall.EINTR) {
-			break
-		}
-	}
-	cerr := syscall.Close(fd)
-	if werr != nil {
-		return &os.PathError{Op: "write", Path: path, Err: werr}
-	}
-	if cerr != nil {
-		return &os.PathError{Op: "close", Path: path, Err: cerr}
-	}
-	return nil
-}
-
-// openFile opens an existing file with flags and O_CLOEXEC, retrying on
-// EINTR.
-func openFile(path string, flags int) (int, error) {
-	for {
-		fd, err := syscall.Open(path, flags|syscall.O_CLOEXEC, 0)
-		switch {
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case err != nil:
-			return -1, &os.PathError{Op: "open", Path: path, Err: err}
-		}
-		return fd, nil
-	}
 }

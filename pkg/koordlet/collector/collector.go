@@ -32,6 +32,7 @@ import (
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
 	"github.com/koord-dev/koord/pkg/koordlet/metriccache"
+	"github.com/koord-dev/koord/pkg/util/sysfile"
 )
 
 // DefaultInterval is the collection interval Run uses when given none.
@@ -208,7 +209,7 @@ func key(kind metriccache.Kind, id string, r corev1.ResourceName) metriccache.Se
 func (c *Collector) collectNode(now time.Time) (cpu float64, cpuOK bool, mem memInfo, memOK bool, err error) {
 	var cpuErr, memErr error
 	statPath := filepath.Join(c.procRoot, "stat")
-	if c.buf, cpuErr = readFile(statPath, c.buf); cpuErr == nil {
+	if c.buf, cpuErr = sysfile.Read(statPath, c.buf[:0]); cpuErr == nil {
 		var t cpuTimes
 		if t, cpuErr = parseProcStat(c.buf); cpuErr != nil {
 			cpuErr = fmt.Errorf("parsing %s: %w", statPath, cpuErr)
@@ -217,7 +218,7 @@ func (c *Collector) collectNode(now time.Time) (cpu float64, cpuOK bool, mem mem
 		}
 	}
 	memPath := filepath.Join(c.procRoot, "meminfo")
-	if c.buf, memErr = readFile(memPath, c.buf); memErr == nil {
+	if c.buf, memErr = sysfile.Read(memPath, c.buf[:0]); memErr == nil {
 		if mem, memErr = parseMeminfo(c.buf); memErr != nil {
 			memErr = fmt.Errorf("parsing %s: %w", memPath, memErr)
 		} else {

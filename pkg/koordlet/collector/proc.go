@@ -20,9 +20,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
-	"syscall"
 )
 
 // cpuTimes are the node-wide counters of the "cpu" line of /proc/stat, in
@@ -143,38 +141,4 @@ func parseMeminfo(b []byte) (memInfo, error) {
 		}
 	}
 	return m, nil
-}
-
-// readFile reads the file at path into buf, reusing its capacity, with
-// plain system calls (procfs files are generated on read; no *os.File
-// needed).
-func readFile(path string, buf []byte) ([]byte, error) {
-	buf = buf[:0]
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		return buf, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	defer syscall.Close(fd)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
-		switch {
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case err != nil:
-			return buf, &os.PathError{Op: "read", Path: path, Err: err}
-		case n == 0:
-			return buf, nil
-		}
-		buf = buf[:len(buf)+n]
-	}
 }

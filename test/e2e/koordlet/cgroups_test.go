@@ -204,7 +204,7 @@ func removeTree(top, moveTo string) error {
 	if moveTo == "" {
 		for _, d := range dirs {
 			if pids, err := tasks(d); err != nil || len(pids) > 0 {
-				return fmt.Errorf("%s still has tasks %v (%v): leaving the tree", d, pids, err)
+				return fmt.Errorf("%s still has tasks %v (%w): leaving the tree", d, pids, err)
 			}
 		}
 	}

@@ -258,7 +258,7 @@ func memTotal() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // Read-only: nothing to lose.
 	lines := bufio.NewScanner(f)
 	for lines.Scan() {
 		if v, ok := strings.CutPrefix(lines.Text(), "MemTotal:"); ok {

@@ -71,7 +71,7 @@ func freePort(t *testing.T) int {
 	if err != nil {
 		t.Fatalf("find a free port: %v", err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }() // The port is what is wanted, not the listener.
 	return l.Addr().(*net.TCPAddr).Port
 }
 

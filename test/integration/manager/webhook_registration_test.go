@@ -76,7 +76,7 @@ func TestWebhookRegistration(t *testing.T) {
 
 	// A restart changes nothing: same Secret, same configurations.
 	rm.stop(t)
-	secretRV, mutatingRV, validatingRV := secret.ResourceVersion, mutating.ResourceVersion, validating.ResourceVersion
+	secretRV := secret.ResourceVersion
 	// stop removed the configurations (so that a dead manager's Fail hooks cannot block other tests); put the
 	// same ones back, as a running cluster would still have them.
 	mutating.ResourceVersion, validating.ResourceVersion = "", ""
@@ -86,7 +86,7 @@ func TestWebhookRegistration(t *testing.T) {
 	if err := env.Client.Create(ctx, validating); err != nil {
 		t.Fatal(err)
 	}
-	mutatingRV, validatingRV = mutating.ResourceVersion, validating.ResourceVersion
+	mutatingRV, validatingRV := mutating.ResourceVersion, validating.ResourceVersion
 	opts2 := opts
 	startManager(t, opts2)
 	again := &corev1.Secret{}

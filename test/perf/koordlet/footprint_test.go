@@ -414,7 +414,7 @@ func runKoordlet(b *testing.B, bin string, args []string, node *fakeNode) footpr
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer logFile.Close()
+	defer func() { _ = logFile.Close() }() // The child writes it; the log is read for failures only.
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -138,27 +138,44 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 	return errors.Join(errs...)
 }
 
-// containerPlan is what a round writes to one container.
-type containerPlan struct {
+// cgroupPlan is what a round writes to one cgroup: its CFS quota, from curQuota to newQuota, and its burst.
+type cgroupPlan struct {
 	dir                string
 	curQuota, newQuota int64
 	burst              int64
 }
 
-// reconcilePod computes each container's burst and quota and writes them, keeping every child's quota within
-// its parent's and every burst within its quota at each step.
+// podPlan is what a round writes to one pod: its cgroup and its containers'.
+type podPlan struct {
+	pod        cgroupPlan
+	containers []cgroupPlan
+}
+
+// reconcilePod plans each container's burst and quota and the pod's, then applies the plan.
 func (s *Strategy) reconcilePod(ctx context.Context, st *qosmanager.State, pod *corev1.Pod, containers []qosmanager.Container,
 	cfg *slov1alpha1.CPUBurstConfig, node *nodeStateOnce, seen map[string]bool) error {
+	plan, errs := s.planPod(ctx, st, pod, containers, cfg, node, seen)
+	if plan != nil {
+		errs = append(errs, s.apply(ctx, plan))
+	}
+	return errors.Join(errs...)
+}
+
+// planPod reads the pod's cgroups and decides their quotas and bursts: each container's from the policy, the
+// pod's quota moved by as much as its containers' and its burst their sum, never above the pod's new quota. It
+// returns nil when no container has a CPU limit, and the errors of the containers it had to leave out.
+func (s *Strategy) planPod(ctx context.Context, st *qosmanager.State, pod *corev1.Pod, containers []qosmanager.Container,
+	cfg *slov1alpha1.CPUBurstConfig, node *nodeStateOnce, seen map[string]bool) (*podPlan, []error) {
 	l := s.cg.Layout()
 	kubeQoS := extension.GetKubeQoSClass(pod)
 	podDir := l.PodDir(kubeQoS, pod.UID)
 	podQuota, _, err := s.cg.CFSQuota(ctx, podDir)
 	if err != nil {
-		return ignoreMissing(err)
+		return nil, []error{ignoreMissing(err)}
 	}
 	logger := klog.FromContext(ctx)
 	var errs []error
-	var plans []containerPlan
+	plan := &podPlan{pod: cgroupPlan{dir: podDir, curQuota: podQuota, newQuota: podQuota}}
 	for _, c := range containers {
 		id := c.Status.ContainerID
 		seen[id] = true
@@ -177,7 +194,7 @@ func (s *Strategy) reconcilePod(ctx context.Context, st *qosmanager.State, pod *
 			continue
 		}
 		base := limitMilli * period / 1000
-		p := containerPlan{dir: dir, curQuota: cur, newQuota: cur}
+		p := cgroupPlan{dir: dir, curQuota: cur, newQuota: cur}
 		if cur > 0 {
 			throttled := s.throttled(ctx, id, dir)
 			allows := s.limiterAllows(st, id, cfg, limitMilli)
@@ -198,39 +215,46 @@ func (s *Strategy) reconcilePod(ctx context.Context, st *qosmanager.State, pod *
 		} else {
 			delete(s.touched, id)
 		}
-		plans = append(plans, p)
+		plan.containers = append(plan.containers, p)
 	}
-	if len(plans) == 0 {
-		return errors.Join(errs...)
+	if len(plan.containers) == 0 {
+		return nil, errs
 	}
-
-	podNew, podBurst := podQuota, int64(0)
-	for _, p := range plans {
+	for _, p := range plan.containers {
 		if podQuota > 0 {
-			podNew += p.newQuota - p.curQuota
+			plan.pod.newQuota += p.newQuota - p.curQuota
 		}
-		podBurst += p.burst
+		plan.pod.burst += p.burst
 	}
-	if podNew > 0 {
-		podBurst = min(podBurst, podNew)
+	if plan.pod.newQuota > 0 {
+		plan.pod.burst = min(plan.pod.burst, plan.pod.newQuota)
 	}
-	set := func(dir string, quota, burst, cur int64) {
-		if quota < cur {
-			errs = append(errs, s.setBurst(ctx, dir, burst), s.setQuota(ctx, dir, quota, cur))
+	return plan, errs
+}
+
+// apply writes plan in the order that keeps every child's quota within its parent's and every burst within
+// its quota at each step: a pod quota that grows is raised before its containers', one that shrinks is
+// lowered after them; a cgroup's burst is lowered before its quota and raised after it.
+func (s *Strategy) apply(ctx context.Context, plan *podPlan) error {
+	var errs []error
+	set := func(p cgroupPlan) {
+		if p.newQuota < p.curQuota {
+			errs = append(errs, s.setBurst(ctx, p.dir, p.burst), s.setQuota(ctx, p.dir, p.newQuota, p.curQuota))
 		} else {
-			errs = append(errs, s.setQuota(ctx, dir, quota, cur), s.setBurst(ctx, dir, burst))
+			errs = append(errs, s.setQuota(ctx, p.dir, p.newQuota, p.curQuota), s.setBurst(ctx, p.dir, p.burst))
 		}
 	}
-	if podNew > podQuota {
-		errs = append(errs, s.setQuota(ctx, podDir, podNew, podQuota))
+	pod := plan.pod
+	if pod.newQuota > pod.curQuota {
+		errs = append(errs, s.setQuota(ctx, pod.dir, pod.newQuota, pod.curQuota))
 	}
-	for _, p := range plans {
-		set(p.dir, p.newQuota, p.burst, p.curQuota)
+	for _, p := range plan.containers {
+		set(p)
 	}
-	if podNew < podQuota {
-		set(podDir, podNew, podBurst, podQuota)
+	if pod.newQuota < pod.curQuota {
+		set(pod)
 	} else {
-		errs = append(errs, s.setBurst(ctx, podDir, podBurst))
+		errs = append(errs, s.setBurst(ctx, pod.dir, pod.burst))
 	}
 	return errors.Join(errs...)
 }

@@ -114,7 +114,7 @@ func (m *Metrics) observe(node string, r *calculator.Result) {
 	midPredicted := r.MidPredicted && r.Mid.Reset == ""
 	for _, res := range []struct {
 		name  string
-		in    *calculator.Inputs
+		in    *calculator.Terms
 		scale func(int64) float64
 	}{{resourceCPU, &r.CPU, cores}, {resourceMemory, &r.Memory, asFloat}} {
 		for _, input := range []struct {

@@ -57,12 +57,12 @@ func TestMetricsObserve(t *testing.T) {
 	computed := calculator.Result{
 		Batch: calculator.Tier{CPU: 25000, Memory: 33e9},
 		Mid:   calculator.Tier{Reset: calculator.ResetProdReclaimableMissing},
-		CPU: calculator.Inputs{
+		CPU: calculator.Terms{
 			Capacity: 100000, ReclaimPercent: 65, SafetyMargin: 35000, SystemUsed: 7000,
 			HPRequest: 40000, HPUsed: 33000, HPMaxUsedReq: 42000, MidThresholdCap: 100000,
 			ThresholdCap: 80000, HasThresholdCap: true,
 		},
-		Memory: calculator.Inputs{
+		Memory: calculator.Terms{
 			Capacity: 120e9, ReclaimPercent: 65, SafetyMargin: 42e9, SystemUsed: 12e9,
 			HPRequest: 60e9, HPUsed: 33e9, HPMaxUsedReq: 60e9, MidThresholdCap: 120e9,
 		},

@@ -164,7 +164,7 @@ func randomPod(data []byte) *corev1.Pod {
 		},
 		func(t *metav1.Time, _ randfill.Continue) { *t = metav1.Time{} },
 		func(t *metav1.MicroTime, _ randfill.Continue) { *t = metav1.MicroTime{} },
-		func(f *metav1.FieldsV1, _ randfill.Continue) { f.Raw = nil },
+		func(f *metav1.FieldsV1, _ randfill.Continue) { f.SetRawBytes(nil) },
 		func(m *metav1.ObjectMeta, c randfill.Continue) {
 			m.Name, m.Namespace = pick(c, "p", ""), pick(c, "team", "")
 			m.Labels = map[string]string{}

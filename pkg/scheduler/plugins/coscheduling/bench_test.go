@@ -21,14 +21,13 @@ import (
 	"testing"
 	"time"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	corev1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 // BenchmarkLess measures the queue sort on a pair of pods, both in gangs or both not.

@@ -20,8 +20,6 @@ import (
 	"testing"
 	"time"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -31,6 +29,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 func TestIsSchedulableAfterPodGroupChange(t *testing.T) {

@@ -22,8 +22,6 @@ import (
 	"testing"
 	"time"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,6 +34,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 func TestNewFactoryRejectsBadArgs(t *testing.T) {

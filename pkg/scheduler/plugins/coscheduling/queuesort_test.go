@@ -20,8 +20,6 @@ import (
 	"testing"
 	"time"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	corev1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -31,6 +29,7 @@ import (
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/cache"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 // queued wraps pod as kube-scheduler's queue does, queued at the given time.

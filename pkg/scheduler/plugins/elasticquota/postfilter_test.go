@@ -19,8 +19,6 @@ package elasticquota
 import (
 	"testing"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
@@ -40,6 +38,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 // TestPostFilter runs kube-scheduler's framework with NodeResourcesFit and the plugin on a full 40-cpu node

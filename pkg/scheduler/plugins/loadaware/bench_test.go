@@ -21,8 +21,6 @@ import (
 	"testing"
 	"time"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
@@ -31,6 +29,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 // BenchmarkFilterScore runs Filter then Score of one pod on one node whose NodeMetric reports 100 pods, with

@@ -89,13 +89,13 @@ func (p *Plugin) score(used, allocatable quantity.Vector) int64 {
 	return sum / p.weightSum
 }
 
-// leastUsedScore scores the free share of capacity in [0, MaxNodeScore].
+// leastUsedScore scores the free share of capacity in [0, MaxScore].
 func leastUsedScore(used, capacity int64) int64 {
 	if capacity <= 0 || used > capacity {
 		return 0
 	}
-	return (capacity - used) * fwk.MaxNodeScore / capacity
+	return (capacity - used) * fwk.MaxScore / capacity
 }
 
-// ScoreExtensions returns nil: scores are in [0, MaxNodeScore] already.
+// ScoreExtensions returns nil: scores are in [0, MaxScore] already.
 func (p *Plugin) ScoreExtensions() fwk.ScoreExtensions { return nil }

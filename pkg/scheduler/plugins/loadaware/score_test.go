@@ -20,8 +20,6 @@ import (
 	"testing"
 	"time"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,6 +30,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 // TestScore scores five nodes of 10 cpus and 10Gi for a pod estimated at 850m cpu and 0.7Gi memory.

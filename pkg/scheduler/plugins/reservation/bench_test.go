@@ -20,14 +20,13 @@ import (
 	"fmt"
 	"testing"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 // BenchmarkFilter runs PreFilter once and Filter on every node, per scheduling cycle, with reservations spread

@@ -20,8 +20,6 @@ import (
 	"testing"
 	"time"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,6 +28,7 @@ import (
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 // reconcile runs the controller once for the reservation name and returns when it asks to look again.

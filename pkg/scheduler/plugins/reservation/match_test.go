@@ -20,9 +20,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/koord-dev/koord/pkg/scheduler/plugins"
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,6 +28,8 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 func TestMatching(t *testing.T) {

@@ -54,7 +54,7 @@ func (p *Plugin) PreScore(_ context.Context, cs fwk.CycleState, _ *corev1.Pod, _
 	return nil
 }
 
-// Score prefers nodes with a reservation the pod may allocate and fits in: MaxNodeScore for the node of the
+// Score prefers nodes with a reservation the pod may allocate and fits in: MaxScore for the node of the
 // reservation with the smallest reservation-order label, else how allocated the best reservation on the node
 // would be with the pod (at least 1); 0 for nodes without one. It always returns Success.
 func (p *Plugin) Score(_ context.Context, cs fwk.CycleState, _ *corev1.Pod, ni fwk.NodeInfo) (int64, *fwk.Status) {
@@ -73,12 +73,12 @@ func (p *Plugin) Score(_ context.Context, cs fwk.CycleState, _ *corev1.Pod, ni f
 		return 0, nil
 	}
 	if best.Order > 0 && best.Order == minOrder {
-		return fwk.MaxNodeScore, nil
+		return fwk.MaxScore, nil
 	}
 	return max(1, s.mostAllocated(best)), nil
 }
 
-// ScoreExtensions returns nil: scores are already in [0, MaxNodeScore].
+// ScoreExtensions returns nil: scores are already in [0, MaxScore].
 func (p *Plugin) ScoreExtensions() fwk.ScoreExtensions { return nil }
 
 // mostAllocated is the mean, over the reservation's resources, of the percentage allocated once the pod
@@ -90,7 +90,7 @@ func (s *preFilterState) mostAllocated(r *cache.Info) int64 {
 	var sum int64
 	for name, total := range r.Allocatable {
 		used := r.Allocated[name] + min(s.requests[name], r.Unallocated(name))
-		sum += used * fwk.MaxNodeScore / total
+		sum += used * fwk.MaxScore / total
 	}
 	return sum / int64(len(r.Allocatable))
 }

@@ -104,9 +104,10 @@ type Tier struct {
 	Memory int64
 }
 
-// Inputs are the amounts one resource's results were computed from, in milli-cores for cpu and bytes for
-// memory. Which are meaningful is told by Result.UsageKnown, Result.MidPredicted and HasThresholdCap.
-type Inputs struct {
+// Terms are the terms of one resource's batch and mid formulas: the amounts its results were computed from,
+// in milli-cores for cpu and bytes for memory. Which are meaningful is told by Result.UsageKnown,
+// Result.MidPredicted and HasThresholdCap. (Input is what the calculation reads; Terms what it derived.)
+type Terms struct {
 	// Capacity is the node's status.capacity.
 	Capacity int64
 	// ReclaimPercent is the reclaim threshold percent in effect.
@@ -145,9 +146,9 @@ type Result struct {
 	// Mid holds mid-cpu and mid-memory.
 	Mid Tier
 	// CPU holds the inputs of the cpu results.
-	CPU Inputs
+	CPU Terms
 	// Memory holds the inputs of the memory results.
-	Memory Inputs
+	Memory Terms
 	// CPUPolicy and MemoryPolicy are the calculate policies in effect.
 	CPUPolicy, MemoryPolicy configuration.CalculatePolicy
 	// CPUPolicyConfigured, when set, is the configured CPU policy that CPU does not support (request); usage
@@ -191,7 +192,7 @@ func Calculate(in Input) Result {
 		node = &corev1.Node{}
 	}
 
-	// Inputs that need no metrics.
+	// Terms that need no metrics.
 	r.CPU.Capacity = milliCPU(node.Status.Capacity)
 	r.Memory.Capacity = memoryBytes(node.Status.Capacity)
 	r.CPU.ReclaimPercent, r.Memory.ReclaimPercent = s.cpuReclaimPercent, s.memoryReclaimPercent
@@ -326,7 +327,7 @@ func (r *Result) normalizeBatchCPU(node *corev1.Node) {
 }
 
 // batchAmount applies the policy's formula to one resource.
-func batchAmount(in *Inputs, policy configuration.CalculatePolicy) int64 {
+func batchAmount(in *Terms, policy configuration.CalculatePolicy) int64 {
 	var v int64
 	switch policy {
 	case configuration.CalculateByPodRequest:
@@ -343,7 +344,7 @@ func batchAmount(in *Inputs, policy configuration.CalculatePolicy) int64 {
 }
 
 // midAmount applies the default-mode mid formula to one resource.
-func midAmount(in *Inputs, unallocatedPercent int64) int64 {
+func midAmount(in *Terms, unallocatedPercent int64) int64 {
 	v := max(min(in.ProdReclaimable, in.NodeUnused), 0) + percentOf(in.Unallocated, unallocatedPercent)
 	return max(min(v, in.MidThresholdCap), 0)
 }

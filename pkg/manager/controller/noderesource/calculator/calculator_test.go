@@ -608,8 +608,8 @@ func TestCalculateToleratesEmptyInput(t *testing.T) {
 			want: Result{
 				Batch:        Tier{Reset: ResetColocationDisabled, Message: "colocation is disabled (colocation-config enable is false for this node)"},
 				Mid:          Tier{Reset: ResetColocationDisabled, Message: "colocation is disabled (colocation-config enable is false for this node)"},
-				CPU:          Inputs{ReclaimPercent: 60},
-				Memory:       Inputs{ReclaimPercent: 65},
+				CPU:          Terms{ReclaimPercent: 60},
+				Memory:       Terms{ReclaimPercent: 65},
 				CPUPolicy:    configuration.CalculateByPodUsage,
 				MemoryPolicy: configuration.CalculateByPodUsage,
 			},
@@ -624,8 +624,8 @@ func TestCalculateToleratesEmptyInput(t *testing.T) {
 			},
 			want: Result{
 				Mid:          Tier{Reset: ResetProdReclaimableMissing, Message: "NodeMetric has no prodReclaimableMetric"},
-				CPU:          Inputs{ReclaimPercent: 60},
-				Memory:       Inputs{ReclaimPercent: 65},
+				CPU:          Terms{ReclaimPercent: 60},
+				Memory:       Terms{ReclaimPercent: 65},
 				CPUPolicy:    configuration.CalculateByPodUsage,
 				MemoryPolicy: configuration.CalculateByPodUsage,
 				UsageKnown:   true,

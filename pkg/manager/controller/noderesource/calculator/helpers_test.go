@@ -138,11 +138,11 @@ func baseResult() Result {
 	return Result{
 		Batch: Tier{CPU: 25000, Memory: 33e9},
 		Mid:   Tier{Reset: ResetProdReclaimableMissing, Message: "NodeMetric has no prodReclaimableMetric"},
-		CPU: Inputs{
+		CPU: Terms{
 			Capacity: 100000, ReclaimPercent: 65, SafetyMargin: 35000, SystemUsed: 7000,
 			HPRequest: 40000, HPUsed: 33000, HPMaxUsedReq: 42000, MidThresholdCap: 100000,
 		},
-		Memory: Inputs{
+		Memory: Terms{
 			Capacity: 120e9, ReclaimPercent: 65, SafetyMargin: 42e9, SystemUsed: 12e9,
 			HPRequest: 60e9, HPUsed: 33e9, HPMaxUsedReq: 60e9, MidThresholdCap: 120e9,
 		},

@@ -138,7 +138,7 @@ func (r *Result) Explanation(updateTime time.Time) *extension.ColocationExplanat
 }
 
 // explainResource builds the explanation of one resource; quantity converts its amounts.
-func (r *Result) explainResource(in *Inputs, quantity func(int64) *resource.Quantity, batch, mid int64) extension.ColocationResourceExplanation {
+func (r *Result) explainResource(in *Terms, quantity func(int64) *resource.Quantity, batch, mid int64) extension.ColocationResourceExplanation {
 	e := extension.ColocationResourceExplanation{
 		Capacity:       quantity(in.Capacity),
 		ReclaimPercent: ptr.To(in.ReclaimPercent),

@@ -17,6 +17,7 @@ limitations under the License.
 package cache
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -145,7 +146,7 @@ func (c *Cache) upsertLocked(pod *corev1.Pod) (*gang, *member) {
 	g.update(m, func() {
 		m.pod = pod
 		m.specErr = nil
-		if err != nil && err != errNoMinimum {
+		if err != nil && !errors.Is(err, errNoMinimum) {
 			m.specErr = err
 		}
 		if pod.Spec.NodeName != "" {

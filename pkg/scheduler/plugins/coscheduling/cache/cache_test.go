@@ -21,8 +21,6 @@ import (
 	"testing"
 	"time"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -30,6 +28,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 // gangState is the part of a View the state-machine tests compare.

@@ -21,9 +21,8 @@ import (
 	"slices"
 	"testing"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	"github.com/koord-dev/koord/apis/extension"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 // FuzzSpecFromPod fuzzes the gang annotations of a pod together, and the cache with them: reading them never

@@ -20,13 +20,12 @@ import (
 	"testing"
 	"time"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 func TestPodGroupStatus(t *testing.T) {

@@ -21,9 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/koord-dev/koord/pkg/util/quantity"
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +28,8 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/pkg/util/quantity"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 func TestAdmission(t *testing.T) {

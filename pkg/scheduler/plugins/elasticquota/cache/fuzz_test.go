@@ -19,11 +19,10 @@ package cache
 import (
 	"testing"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/koord-dev/koord/apis/extension"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 // FuzzUpdateQuota feeds quotas with arbitrary parent labels and shared-weight, guaranteed and namespaces

@@ -19,10 +19,9 @@ package cache
 import (
 	corev1 "k8s.io/api/core/v1"
 
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 // newTestManager returns a manager over one node with allocatable total, the quotas and the pods.

@@ -19,14 +19,13 @@ package cache
 import (
 	"testing"
 
-	"github.com/koord-dev/koord/pkg/util/quantity"
-	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
-
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/pkg/util/quantity"
+	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
 // TestRuntime checks whole trees built from ElasticQuota objects and pods; the arithmetic is in the
