@@ -34,15 +34,53 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/component-base/configz"
 	"k8s.io/component-base/metrics/legacyregistry"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation"
+)
+
+// The extension points of every plugin, checked at build time: a plugin that stops implementing one its
+// README and the shipped profile use fails to build. Each plugin's README says what it does at each.
+var (
+	_ fwk.FilterPlugin      = (*loadaware.Plugin)(nil)
+	_ fwk.ScorePlugin       = (*loadaware.Plugin)(nil)
+	_ fwk.ReservePlugin     = (*loadaware.Plugin)(nil)
+	_ fwk.EnqueueExtensions = (*loadaware.Plugin)(nil)
+	_ fwk.SignPlugin        = (*loadaware.Plugin)(nil)
+
+	_ fwk.PreFilterPlugin   = (*elasticquota.Plugin)(nil)
+	_ fwk.FilterPlugin      = (*elasticquota.Plugin)(nil)
+	_ fwk.PostFilterPlugin  = (*elasticquota.Plugin)(nil)
+	_ fwk.ReservePlugin     = (*elasticquota.Plugin)(nil)
+	_ fwk.PreEnqueuePlugin  = (*elasticquota.Plugin)(nil)
+	_ fwk.EnqueueExtensions = (*elasticquota.Plugin)(nil)
+
+	_ fwk.QueueSortPlugin   = (*coscheduling.Plugin)(nil)
+	_ fwk.PreFilterPlugin   = (*coscheduling.Plugin)(nil)
+	_ fwk.PostFilterPlugin  = (*coscheduling.Plugin)(nil)
+	_ fwk.PermitPlugin      = (*coscheduling.Plugin)(nil)
+	_ fwk.ReservePlugin     = (*coscheduling.Plugin)(nil)
+	_ fwk.PostBindPlugin    = (*coscheduling.Plugin)(nil)
+	_ fwk.EnqueueExtensions = (*coscheduling.Plugin)(nil)
+	_ fwk.SignPlugin        = (*coscheduling.Plugin)(nil)
+
+	_ fwk.PreFilterPlugin   = (*reservation.Plugin)(nil)
+	_ fwk.FilterPlugin      = (*reservation.Plugin)(nil)
+	_ fwk.PostFilterPlugin  = (*reservation.Plugin)(nil)
+	_ fwk.PreScorePlugin    = (*reservation.Plugin)(nil)
+	_ fwk.ScorePlugin       = (*reservation.Plugin)(nil)
+	_ fwk.ReservePlugin     = (*reservation.Plugin)(nil)
+	_ fwk.PreBindPlugin     = (*reservation.Plugin)(nil)
+	_ fwk.BindPlugin        = (*reservation.Plugin)(nil)
+	_ fwk.EnqueueExtensions = (*reservation.Plugin)(nil)
 )
 
 // Plugins returns the options that register every Koord plugin with kube-scheduler. The plugins of one call
@@ -52,10 +90,10 @@ func Plugins() []app.Option {
 	informers := crdinformers.New()
 	m := RegisteredMetrics()
 	return []app.Option{
-		app.WithPlugin(loadaware.Name, loadaware.NewFactory(informers, loadaware.WithMetrics(m))),
-		app.WithPlugin(elasticquota.Name, elasticquota.NewFactory(informers, elasticquota.WithMetrics(m))),
-		app.WithPlugin(coscheduling.Name, coscheduling.NewFactory(informers, coscheduling.WithMetrics(m))),
-		app.WithPlugin(reservation.Name, reservation.NewFactory(informers, reservation.WithMetrics(m))),
+		app.WithPlugin(loadaware.Name, loadaware.NewFactory(informers, plugins.WithMetrics(m))),
+		app.WithPlugin(elasticquota.Name, elasticquota.NewFactory(informers, plugins.WithMetrics(m))),
+		app.WithPlugin(coscheduling.Name, coscheduling.NewFactory(informers, plugins.WithMetrics(m))),
+		app.WithPlugin(reservation.Name, reservation.NewFactory(informers, plugins.WithMetrics(m))),
 	}
 }
 

@@ -33,6 +33,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/cache"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
@@ -80,19 +81,12 @@ type fixture struct {
 // PodGroups in the fake clientsets, and waits until the plugin has seen the pods.
 func newFixture(t testing.TB, args *config.CoschedulingArgs, pods []*corev1.Pod, pgs []*v1alpha1.PodGroup) *fixture {
 	t.Helper()
-	var objs []runtime.Object
-	for _, p := range pods {
-		objs = append(objs, p)
-	}
-	for _, pg := range pgs {
-		objs = append(objs, pg)
-	}
 	act := &activator{}
-	env := plugintest.New(t, plugintest.WithObjects(objs...),
+	env := plugintest.New(t, plugintest.WithObjectsOf(pods), plugintest.WithObjectsOf(pgs),
 		plugintest.WithSnapshot(nil, []*corev1.Node{utiltesting.MakeNode("node-1").Obj()}),
 		plugintest.WithFrameworkOptions(frameworkruntime.WithPodActivator(act)))
 	var plugin *Plugin
-	factory := NewFactory(env.CRDs, WithClock(env.Clock), withStatusDelay(0))
+	factory := newFactory(env.CRDs, 0, plugins.WithClock(env.Clock))
 	fh := env.Framework(t, "koord-scheduler",
 		tf.RegisterPluginAsExtensions(Name, plugintest.Capture(env, factory, args, &plugin), "QueueSort", "PreFilter", "PostFilter", "Reserve", "Permit", "PostBind"),
 		tf.RegisterBindPlugin("DefaultBinder", func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return &binder{}, nil }),

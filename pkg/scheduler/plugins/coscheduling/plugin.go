@@ -37,7 +37,6 @@ import (
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	schedsigslisters "github.com/koord-dev/koord/pkg/client/listers/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
-	_ "github.com/koord-dev/koord/pkg/scheduler/apis/config/scheme" // kube-scheduler must be able to decode the args.
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
@@ -48,22 +47,12 @@ import (
 // Name is the plugin's name in a KubeSchedulerConfiguration.
 const Name = "Coscheduling"
 
-var (
-	_ fwk.QueueSortPlugin   = &Plugin{}
-	_ fwk.PreFilterPlugin   = &Plugin{}
-	_ fwk.PostFilterPlugin  = &Plugin{}
-	_ fwk.PermitPlugin      = &Plugin{}
-	_ fwk.ReservePlugin     = &Plugin{}
-	_ fwk.PostBindPlugin    = &Plugin{}
-	_ fwk.EnqueueExtensions = &Plugin{}
-	_ fwk.SignPlugin        = &Plugin{}
-)
-
 // statusDelay is how long a PodGroup's status change waits before it is written, so that the changes of many
 // members make one write.
 const statusDelay = time.Second
 
-// Plugin is the Coscheduling plugin.
+// Plugin is the Coscheduling plugin. It implements QueueSort, PreFilter, PostFilter, Permit, Reserve, PostBind,
+// EnqueueExtensions, Sign (checked at build time in package scheduler, which registers it).
 type Plugin struct {
 	// runCtx is the context the factory got, which lives as long as the scheduler: retries of failed gangs
 	// run under it.
@@ -87,62 +76,39 @@ type Plugin struct {
 	metrics *metrics.Metrics
 }
 
-// Option configures the plugin factory.
-type Option func(*options)
-
-type options struct {
-	clock       clock.WithDelayedExecution
-	statusDelay time.Duration
-	// metrics records what the plugin counts; private, unregistered ones unless WithMetrics.
-	metrics *metrics.Metrics
-}
-
-// WithClock makes the plugin tell how long members have waited, and when failed gangs are tried again, by c.
-func WithClock(c clock.WithDelayedExecution) Option {
-	return func(o *options) { o.clock = c }
-}
-
-// WithMetrics makes the plugin record its metrics in m, which the scheduler registers.
-func WithMetrics(m *metrics.Metrics) Option {
-	return func(o *options) { o.metrics = m }
-}
-
-// withStatusDelay changes statusDelay, for tests.
-func withStatusDelay(d time.Duration) Option {
-	return func(o *options) { o.statusDelay = d }
-}
-
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads
 // PodGroups through informers, which it starts with the context the factory gets and waits for, and pods
 // through the scheduler's informer factory.
-func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime.PluginFactory {
-	o := options{clock: clock.RealClock{}, metrics: metrics.NewMetrics(), statusDelay: statusDelay}
-	for _, opt := range opts {
-		opt(&o)
-	}
+func NewFactory(informers *crdinformers.Shared, opts ...plugins.Option) frameworkruntime.PluginFactory {
+	return newFactory(informers, statusDelay, opts...)
+}
+
+// newFactory is NewFactory with PodGroup status writes delayed by delay; tests write at once.
+func newFactory(informers *crdinformers.Shared, delay time.Duration, opts ...plugins.Option) frameworkruntime.PluginFactory {
+	o := plugins.NewOptions(opts...)
 	return plugins.Factory(Name, validation.ValidateCoschedulingArgs, func(ctx context.Context, args *config.CoschedulingArgs, h fwk.Handle) (*Plugin, error) {
-		return newPlugin(ctx, args, h, informers, o)
+		return newPlugin(ctx, args, h, informers, o, delay)
 	})
 }
 
-func newPlugin(ctx context.Context, args *config.CoschedulingArgs, h fwk.Handle, informers *crdinformers.Shared, o options) (*Plugin, error) {
+func newPlugin(ctx context.Context, args *config.CoschedulingArgs, h fwk.Handle, informers *crdinformers.Shared, o plugins.Options, delay time.Duration) (*Plugin, error) {
 	client, err := informers.Client(h)
 	if err != nil {
 		return nil, err
 	}
 	p := &Plugin{
-		metrics: o.metrics,
+		metrics: o.Metrics,
 		runCtx:  ctx,
 		handle:  h,
-		clock:   o.clock,
+		clock:   o.Clock,
 		cache: cache.NewCache(cache.Defaults{
 			WaitTime:    args.DefaultTimeout.Duration,
 			MatchPolicy: extension.GangMatchPolicy(args.DefaultMatchPolicy),
-		}, o.clock),
+		}, o.Clock),
 		checkCycle:  !args.SkipCheckScheduleCycle,
 		client:      client,
 		queue:       workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[workItem]()),
-		statusDelay: o.statusDelay,
+		statusDelay: delay,
 	}
 	if err := p.watchPods(ctx, h); err != nil {
 		return nil, err

@@ -20,11 +20,11 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 )
 
@@ -38,22 +38,7 @@ type fixture struct {
 // seen them.
 func newFixture(t testing.TB, args *config.ElasticQuotaArgs, quotas []*schedv1alpha1.ElasticQuota, nodes []*corev1.Node, pods []*corev1.Pod) *fixture {
 	t.Helper()
-	env := plugintest.New(t, plugintest.WithObjects(objects(quotas, nodes, pods)...))
-	p := plugintest.Plugin[*Plugin](t, env, NewFactory(env.CRDs, WithClock(env.Clock), WithFeatures(plfeature.Features{})), args)
+	env := plugintest.New(t, plugintest.WithObjectsOf(quotas), plugintest.WithObjectsOf(nodes), plugintest.WithObjectsOf(pods))
+	p := plugintest.Plugin[*Plugin](t, env, NewFactory(env.CRDs, plugins.WithClock(env.Clock), plugins.WithFeatures(plfeature.Features{})), args)
 	return &fixture{Env: env, plugin: p}
-}
-
-// objects lists the quotas, nodes and pods as API objects.
-func objects(quotas []*schedv1alpha1.ElasticQuota, nodes []*corev1.Node, pods []*corev1.Pod) []runtime.Object {
-	var objs []runtime.Object
-	for _, q := range quotas {
-		objs = append(objs, q)
-	}
-	for _, n := range nodes {
-		objs = append(objs, n)
-	}
-	for _, p := range pods {
-		objs = append(objs, p)
-	}
-	return objs
 }

@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"sync"
 
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
@@ -38,7 +37,6 @@ import (
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	schedlisters "github.com/koord-dev/koord/pkg/client/listers/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
-	_ "github.com/koord-dev/koord/pkg/scheduler/apis/config/scheme" // kube-scheduler must be able to decode the args.
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
@@ -53,16 +51,8 @@ const Name = "ElasticQuota"
 // parse.
 const ReasonInvalidElasticQuota = "InvalidElasticQuota"
 
-var (
-	_ fwk.PreFilterPlugin   = &Plugin{}
-	_ fwk.FilterPlugin      = &Plugin{}
-	_ fwk.PostFilterPlugin  = &Plugin{}
-	_ fwk.ReservePlugin     = &Plugin{}
-	_ fwk.PreEnqueuePlugin  = &Plugin{}
-	_ fwk.EnqueueExtensions = &Plugin{}
-)
-
-// Plugin is the ElasticQuota plugin.
+// Plugin is the ElasticQuota plugin. It implements PreFilter, Filter, PostFilter, Reserve, PreEnqueue,
+// EnqueueExtensions (checked at build time in package scheduler, which registers it).
 type Plugin struct {
 	args    *config.ElasticQuotaArgs
 	handle  fwk.Handle
@@ -89,51 +79,22 @@ type Plugin struct {
 	metrics *metrics.Metrics
 }
 
-// Option configures the plugin factory.
-type Option func(*options)
-
-type options struct {
-	clock    clock.WithTicker
-	features *plfeature.Features
-	// metrics records what the plugin counts; private, unregistered ones unless WithMetrics.
-	metrics *metrics.Metrics
-}
-
-// WithClock makes the plugin's controllers tell time by c.
-func WithClock(c clock.WithTicker) Option {
-	return func(o *options) { o.clock = c }
-}
-
-// WithMetrics makes the plugin record its metrics in m, which the scheduler registers.
-func WithMetrics(m *metrics.Metrics) Option {
-	return func(o *options) { o.metrics = m }
-}
-
-// WithFeatures gives the plugin kube-scheduler's feature gates (for preemption) instead of reading them from
-// the process's feature gate.
-func WithFeatures(fts plfeature.Features) Option {
-	return func(o *options) { o.features = &fts }
-}
-
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads
 // ElasticQuotas through the shared Koord informers, which it starts with the context the factory gets and
 // waits for; its controllers run until that context ends.
-func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime.PluginFactory {
-	o := options{clock: clock.RealClock{}, metrics: metrics.NewMetrics()}
-	for _, opt := range opts {
-		opt(&o)
-	}
+func NewFactory(informers *crdinformers.Shared, opts ...plugins.Option) frameworkruntime.PluginFactory {
+	o := plugins.NewOptions(opts...)
 	return plugins.Factory(Name, validation.ValidateElasticQuotaArgs, func(ctx context.Context, args *config.ElasticQuotaArgs, h fwk.Handle) (*Plugin, error) {
 		return newPlugin(ctx, args, h, informers, o)
 	})
 }
 
-func newPlugin(ctx context.Context, args *config.ElasticQuotaArgs, h fwk.Handle, informers *crdinformers.Shared, o options) (*Plugin, error) {
+func newPlugin(ctx context.Context, args *config.ElasticQuotaArgs, h fwk.Handle, informers *crdinformers.Shared, o plugins.Options) (*Plugin, error) {
 	p := &Plugin{
-		metrics: o.metrics,
+		metrics: o.Metrics,
 		args:    args,
 		handle:  h,
-		clock:   o.clock,
+		clock:   o.Clock,
 		manager: cache.NewManager(cache.Options{
 			DefaultQuotaMax:     args.DefaultQuotaGroupMax,
 			SystemQuotaMax:      args.SystemQuotaGroupMax,
@@ -147,11 +108,7 @@ func newPlugin(ctx context.Context, args *config.ElasticQuotaArgs, h fwk.Handle,
 		return nil, err
 	}
 	p.client = client
-	fts := plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
-	if o.features != nil {
-		fts = *o.features
-	}
-	if err := p.setUpPreemption(ctx, h, fts); err != nil {
+	if err := p.setUpPreemption(ctx, h, o.Features); err != nil {
 		return nil, err
 	}
 	if err := p.watchPodsAndNodes(h); err != nil {

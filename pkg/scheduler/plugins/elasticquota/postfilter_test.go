@@ -37,6 +37,7 @@ import (
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
@@ -148,9 +149,9 @@ func newPreemptionFramework(t *testing.T, quotas []*schedv1alpha1.ElasticQuota, 
 			assigned = append(assigned, p)
 		}
 	}
-	env := plugintest.New(t, plugintest.WithObjects(objects(quotas, nodes, pods)...), plugintest.WithSnapshot(assigned, nodes), plugintest.WithSchedulingQueue())
+	env := plugintest.New(t, plugintest.WithObjectsOf(quotas), plugintest.WithObjectsOf(nodes), plugintest.WithObjectsOf(pods), plugintest.WithSnapshot(assigned, nodes), plugintest.WithSchedulingQueue())
 	var plugin *Plugin
-	factory := NewFactory(env.CRDs, WithClock(env.Clock), WithFeatures(plfeature.Features{}))
+	factory := NewFactory(env.CRDs, plugins.WithClock(env.Clock), plugins.WithFeatures(plfeature.Features{}))
 	args := plugintest.Args[config.ElasticQuotaArgs, configv1.ElasticQuotaArgs](t, nil)
 	f := env.Framework(t, "",
 		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),

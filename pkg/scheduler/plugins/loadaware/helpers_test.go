@@ -20,13 +20,13 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
@@ -42,16 +42,9 @@ type fixture struct {
 // has seen the pods.
 func newFixture(t testing.TB, args *config.LoadAwareSchedulingArgs, nodeMetrics []*slov1alpha1.NodeMetric, pods []*corev1.Pod) *fixture {
 	t.Helper()
-	var objs []runtime.Object
-	for _, nm := range nodeMetrics {
-		objs = append(objs, nm)
-	}
-	for _, p := range pods {
-		objs = append(objs, p)
-	}
-	env := plugintest.New(t, plugintest.WithObjects(objs...))
+	env := plugintest.New(t, plugintest.WithObjectsOf(nodeMetrics), plugintest.WithObjectsOf(pods))
 	m := metrics.NewMetrics()
-	p := plugintest.Plugin[*Plugin](t, env, NewFactory(env.CRDs, WithClock(env.Clock), WithMetrics(m)), args)
+	p := plugintest.Plugin[*Plugin](t, env, NewFactory(env.CRDs, plugins.WithClock(env.Clock), plugins.WithMetrics(m)), args)
 	return &fixture{Env: env, plugin: p, metrics: m}
 }
 

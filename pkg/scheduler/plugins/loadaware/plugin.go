@@ -37,7 +37,6 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
-	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/cache"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware/estimator"
@@ -47,15 +46,8 @@ import (
 // Name is the plugin's name in a KubeSchedulerConfiguration.
 const Name = "LoadAwareScheduling"
 
-var (
-	_ fwk.FilterPlugin      = &Plugin{}
-	_ fwk.ScorePlugin       = &Plugin{}
-	_ fwk.ReservePlugin     = &Plugin{}
-	_ fwk.EnqueueExtensions = &Plugin{}
-	_ fwk.SignPlugin        = &Plugin{}
-)
-
-// Plugin is the LoadAwareScheduling plugin.
+// Plugin is the LoadAwareScheduling plugin. It implements Filter, Score, Reserve, EnqueueExtensions, Sign (checked
+// at build time in package scheduler, which registers it).
 type Plugin struct {
 	args  *config.LoadAwareSchedulingArgs
 	clock clock.PassiveClock
@@ -88,42 +80,20 @@ type Plugin struct {
 	synced plugins.Synced
 }
 
-// Option configures the plugin factory.
-type Option func(*options)
-
-type options struct {
-	clock clock.PassiveClock
-	// metrics records what the plugin counts; private, unregistered ones unless WithMetrics.
-	metrics *metrics.Metrics
-}
-
-// WithClock makes the plugin tell time, and so the age of NodeMetrics and of assignments, by c.
-func WithClock(c clock.PassiveClock) Option {
-	return func(o *options) { o.clock = c }
-}
-
-// WithMetrics makes the plugin record its metrics in m, which the scheduler registers.
-func WithMetrics(m *metrics.Metrics) Option {
-	return func(o *options) { o.metrics = m }
-}
-
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads
 // NodeMetrics through informers, which it starts with the context the factory gets and waits for.
-func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime.PluginFactory {
-	o := options{clock: clock.RealClock{}, metrics: metrics.NewMetrics()}
-	for _, opt := range opts {
-		opt(&o)
-	}
+func NewFactory(informers *crdinformers.Shared, opts ...plugins.Option) frameworkruntime.PluginFactory {
+	o := plugins.NewOptions(opts...)
 	return plugins.Factory(Name, validation.ValidateLoadAwareSchedulingArgs, func(ctx context.Context, args *config.LoadAwareSchedulingArgs, h fwk.Handle) (*Plugin, error) {
 		return newPlugin(ctx, args, h, informers, o)
 	})
 }
 
-func newPlugin(ctx context.Context, args *config.LoadAwareSchedulingArgs, h fwk.Handle, informers *crdinformers.Shared, o options) (*Plugin, error) {
+func newPlugin(ctx context.Context, args *config.LoadAwareSchedulingArgs, h fwk.Handle, informers *crdinformers.Shared, o plugins.Options) (*Plugin, error) {
 	resources := resourcesOf(args)
 	p := &Plugin{
 		args:                     args,
-		clock:                    o.clock,
+		clock:                    o.Clock,
 		resources:                resources,
 		estimator:                estimator.New(resources, args.EstimatedScalingFactors),
 		weights:                  resources.VectorOf(args.ResourceWeights),
@@ -138,9 +108,9 @@ func newPlugin(ctx context.Context, args *config.LoadAwareSchedulingArgs, h fwk.
 	}
 	p.defaultThresholds = p.profileFromArgs()
 	for _, name := range resources {
-		p.rejections = append(p.rejections, o.metrics.LoadAwareRejections.WithLabelValues(string(name)))
+		p.rejections = append(p.rejections, o.Metrics.LoadAwareRejections.WithLabelValues(string(name)))
 	}
-	p.rejectionsExpired = o.metrics.LoadAwareRejections.WithLabelValues("expired")
+	p.rejectionsExpired = o.Metrics.LoadAwareRejections.WithLabelValues("expired")
 	if err := p.watchPods(ctx, h); err != nil {
 		return nil, err
 	}

@@ -88,6 +88,15 @@ func WithObjects(objs ...runtime.Object) Option {
 	return func(c *envConfig) { c.objects = append(c.objects, objs...) }
 }
 
+// WithObjectsOf puts a list of objects of one type in the fake clientsets, as WithObjects does.
+func WithObjectsOf[T runtime.Object](objs []T) Option {
+	return func(c *envConfig) {
+		for _, o := range objs {
+			c.objects = append(c.objects, o)
+		}
+	}
+}
+
 // WithSnapshot gives the framework a snapshot of the pods (those bound to a node count on it) and nodes, as
 // its shared and mutable snapshot lister.
 func WithSnapshot(pods []*corev1.Pod, nodes []*corev1.Node) Option {

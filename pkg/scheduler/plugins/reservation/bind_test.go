@@ -196,7 +196,7 @@ func TestFrameworkBind(t *testing.T) {
 	args := plugintest.Args[config.ReservationArgs, configv1.ReservationArgs](t, nil)
 	fw := env.Framework(t, "koord-scheduler",
 		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
-		tf.RegisterBindPlugin(Name, plugintest.Capture(env, NewFactory(env.CRDs, WithClock(env.Clock)), args, &plugin)),
+		tf.RegisterBindPlugin(Name, plugintest.Capture(env, NewFactory(env.CRDs, plugins.WithClock(env.Clock)), args, &plugin)),
 		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
 	)
 	ctx, kube, koord := env.Ctx, env.Kube, env.Koord

@@ -22,7 +22,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -31,6 +30,7 @@ import (
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
@@ -49,18 +49,9 @@ func newFixture(t testing.TB, args *config.ReservationArgs, resvs []*schedv1alph
 	if args == nil {
 		args = plugintest.Args[config.ReservationArgs, configv1.ReservationArgs](t, nil)
 	}
-	var objs []runtime.Object
-	for _, r := range resvs {
-		objs = append(objs, r)
-	}
-	for _, n := range nodes {
-		objs = append(objs, n)
-	}
-	for _, p := range pods {
-		objs = append(objs, p)
-	}
-	env := plugintest.New(t, plugintest.WithObjects(objs...), plugintest.WithSnapshot(pods, nodes))
-	p := plugintest.Plugin[*Plugin](t, env, NewFactory(env.CRDs, WithClock(env.Clock), withoutController()), args)
+	env := plugintest.New(t, plugintest.WithObjectsOf(resvs), plugintest.WithObjectsOf(nodes), plugintest.WithObjectsOf(pods),
+		plugintest.WithSnapshot(pods, nodes))
+	p := plugintest.Plugin[*Plugin](t, env, newFactory(env.CRDs, false, plugins.WithClock(env.Clock)), args)
 	return &fixture{Env: env, plugin: p}
 }
 

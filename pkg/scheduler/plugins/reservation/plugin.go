@@ -38,7 +38,6 @@ import (
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	schedlisters "github.com/koord-dev/koord/pkg/client/listers/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
-	_ "github.com/koord-dev/koord/pkg/scheduler/apis/config/scheme" // kube-scheduler must be able to decode the args.
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
@@ -49,19 +48,9 @@ import (
 // Name is the plugin's name in a KubeSchedulerConfiguration.
 const Name = "Reservation"
 
-var (
-	_ fwk.PreFilterPlugin   = &Plugin{}
-	_ fwk.FilterPlugin      = &Plugin{}
-	_ fwk.PostFilterPlugin  = &Plugin{}
-	_ fwk.PreScorePlugin    = &Plugin{}
-	_ fwk.ScorePlugin       = &Plugin{}
-	_ fwk.ReservePlugin     = &Plugin{}
-	_ fwk.PreBindPlugin     = &Plugin{}
-	_ fwk.BindPlugin        = &Plugin{}
-	_ fwk.EnqueueExtensions = &Plugin{}
-)
-
-// Plugin is the Reservation plugin. It also runs the reservation controller.
+// Plugin is the Reservation plugin. It implements PreFilter, Filter, PostFilter, PreScore, Score, Reserve,
+// PreBind, Bind, EnqueueExtensions (checked at build time in package scheduler, which registers it). It also runs
+// the reservation controller.
 type Plugin struct {
 	args   *config.ReservationArgs
 	handle fwk.Handle
@@ -89,67 +78,44 @@ type Plugin struct {
 	metrics *metrics.Metrics
 }
 
-// Option configures the plugin factory.
-type Option func(*options)
-
-type options struct {
-	clock clock.WithTicker
-	// noController leaves the controller stopped, for tests that reconcile themselves.
-	noController bool
-	// metrics records what the plugin counts; private, unregistered ones unless WithMetrics.
-	metrics *metrics.Metrics
-}
-
-// WithClock makes the plugin and its controller tell time (ttl, expires, GC) by c.
-func WithClock(c clock.WithTicker) Option {
-	return func(o *options) { o.clock = c }
-}
-
-// WithMetrics makes the plugin record its metrics in m, which the scheduler registers.
-func WithMetrics(m *metrics.Metrics) Option {
-	return func(o *options) { o.metrics = m }
-}
-
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads
 // Reservations through the shared Koord informers, which it starts with the context the factory gets and waits
 // for; its controller runs until that context ends.
-func NewFactory(informers *crdinformers.Shared, opts ...Option) frameworkruntime.PluginFactory {
-	o := options{clock: clock.RealClock{}, metrics: metrics.NewMetrics()}
-	for _, opt := range opts {
-		opt(&o)
-	}
+func NewFactory(informers *crdinformers.Shared, opts ...plugins.Option) frameworkruntime.PluginFactory {
+	return newFactory(informers, true, opts...)
+}
+
+// newFactory is NewFactory, with the controller started when controller is set; tests that call reconcile
+// themselves leave it stopped.
+func newFactory(informers *crdinformers.Shared, controller bool, opts ...plugins.Option) frameworkruntime.PluginFactory {
+	o := plugins.NewOptions(opts...)
 	return plugins.Factory(Name, validation.ValidateReservationArgs, func(ctx context.Context, args *config.ReservationArgs, h fwk.Handle) (*Plugin, error) {
 		p, err := newPlugin(ctx, args, h, informers, o)
 		if err != nil {
 			return nil, err
 		}
-		if !o.noController {
+		if controller {
 			p.startController(ctx)
 		}
 		return p, nil
 	})
 }
 
-// withoutController leaves the plugin's controller stopped, for tests that call reconcile themselves.
-func withoutController() Option {
-	return func(o *options) { o.noController = true }
-}
-
 // newPlugin builds the plugin and wires its informers; the controller is not started.
-func newPlugin(ctx context.Context, args *config.ReservationArgs, h fwk.Handle, informers *crdinformers.Shared, o options) (*Plugin, error) {
+func newPlugin(ctx context.Context, args *config.ReservationArgs, h fwk.Handle, informers *crdinformers.Shared, o plugins.Options) (*Plugin, error) {
 	if h.ClientSet() == nil {
 		return nil, errors.New("the framework handle has no clientset")
 	}
 	p := &Plugin{
-		metrics: o.metrics,
+		metrics: o.Metrics,
 		args:    args,
 		handle:  h,
-		clock:   o.clock,
+		clock:   o.Clock,
 		cache:   cache.NewCache(args.IgnoredResources),
 		kube:    h.ClientSet(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "reservation", Clock: o.clock},
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "reservation", Clock: o.Clock},
 		),
 	}
 	go func() {

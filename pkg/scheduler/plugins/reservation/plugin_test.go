@@ -32,6 +32,7 @@ import (
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
@@ -56,7 +57,7 @@ func TestNewFactory(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			env := plugintest.New(t, plugintest.WithObjects(reservation("r1", "", utiltesting.Resources("cpu", "1"), byLabel("web"))))
-			_, err := NewFactory(env.CRDs, WithClock(env.Clock))(env.Ctx, tc.args, env.Handle(t))
+			_, err := NewFactory(env.CRDs, plugins.WithClock(env.Clock))(env.Ctx, tc.args, env.Handle(t))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("NewFactory error = %v, want it to contain %q", err, tc.wantErr)
