@@ -111,11 +111,11 @@ func Format(name corev1.ResourceName, v int64) string {
 // Add returns a+b, saturated at the int64 bounds.
 func Add(a, b int64) int64 {
 	s := a + b
-	if a > 0 && b > 0 && s < 0 {
+	if (s^a)&(s^b) < 0 { // Overflow: both operands have the sign the sum lacks.
+		if a < 0 {
+			return math.MinInt64
+		}
 		return math.MaxInt64
-	}
-	if a < 0 && b < 0 && s >= 0 {
-		return math.MinInt64
 	}
 	return s
 }

@@ -176,3 +176,12 @@ func FuzzValueQuantityRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkVectorAdd(b *testing.B) {
+	v, o := Vector{1000, 1 << 30}, Vector{850, 200 << 20}
+	b.ReportAllocs()
+	for b.Loop() {
+		v.Add(o)
+		v[0], v[1] = 1000, 1<<30
+	}
+}

@@ -17,6 +17,8 @@ limitations under the License.
 package quantity
 
 import (
+	"math"
+
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -57,9 +59,18 @@ func (n Names) VectorOf(m map[corev1.ResourceName]int64) Vector {
 	return v
 }
 
-// Add adds o to v element-wise, saturating. Both have the same length.
+// Add adds o to v element-wise, saturating. Both have the same length. It is on LoadAwareScheduling's path
+// for every node of every cycle, hence the single overflow test per element.
 func (v Vector) Add(o Vector) {
-	for i := range v {
-		v[i] = Add(v[i], o[i])
+	o = o[:len(v)]
+	for i, x := range o {
+		s := v[i] + x
+		if (s^v[i])&(s^x) < 0 { // Overflow: both operands have the sign the sum lacks.
+			s = math.MaxInt64
+			if x < 0 {
+				s = math.MinInt64
+			}
+		}
+		v[i] = s
 	}
 }
