@@ -67,10 +67,3 @@ func validateHostApplications(path *field.Path, apps []slov1alpha1.HostApplicati
 	}
 	return errs
 }
-
-// nodeStrategy is a node strategy of one of the {clusterStrategy, nodeStrategies} keys.
-// +kubebuilder:object:generate=false
-type nodeStrategy[T any] struct {
-	profile  NodeCfgProfile
-	strategy *T
-}

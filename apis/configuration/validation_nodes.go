@@ -27,6 +27,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
+// nodeStrategy is a node strategy of one of the {clusterStrategy, nodeStrategies} keys.
+// +kubebuilder:object:generate=false
+type nodeStrategy[T any] struct {
+	profile  NodeCfgProfile
+	strategy *T
+}
+
 // validateLayered validates a {clusterStrategy, nodeStrategies} key. fields checks a strategy's own fields and
 // runs on each strategy as written; relations checks rules across fields and runs on each strategy as it applies
 // (defaults ← cluster ← node). A node strategy is not blamed for a relation error the cluster strategy has too.

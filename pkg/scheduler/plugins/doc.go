@@ -18,13 +18,16 @@ limitations under the License.
 // its rules:
 //
 //   - Factory turns a plugin constructor taking typed args into kube-scheduler's plugin factory: the args'
-//     type is checked and the args are validated once, under pluginConfig[<name>].args.
+//     type is checked and the args are validated once, under pluginConfig[<name>].args. Options (WithClock,
+//     WithMetrics, WithFeatures) are what every factory takes.
 //   - Handlers and KubeInformers wire a plugin's informer handlers, with tombstones of deleted objects
 //     unwrapped; crdinformers.Shared.Sync starts the shared informers of Koord's CRDs and waits for the
 //     plugin's handlers.
 //   - ObjectOf and PodOf get the object of an event; NodesOf the two nodes of a node event.
 //   - NodeMetricEvents, ElasticQuotaEvents, PodGroupEvents and ReservationEvents are the event resources of
 //     Koord's CRDs as kube-scheduler's queue names them.
+//   - IsReservePod tells the Reservation plugin's reserve pods apart, for the plugins that treat them
+//     differently.
 //   - Feed is the one rule for queueing hints that feed a plugin's state; read its doc before writing a hint.
 //
 // Each plugin package has the same layout: plugin.go (Name, the plugin type, its factory and the var _ block

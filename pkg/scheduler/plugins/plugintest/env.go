@@ -24,6 +24,7 @@ package plugintest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -197,18 +198,12 @@ func Capture[P fwk.Plugin](e *Env, factory frameworkruntime.PluginFactory, args 
 		}
 		p, ok := pl.(P)
 		if !ok {
-			return nil, errWrongType{got: pl, want: *new(P)}
+			return nil, fmt.Errorf("the factory built a %T, want a %T", pl, *new(P))
 		}
 		*into = p
 		e.track(pl)
 		return pl, nil
 	}
-}
-
-type errWrongType struct{ got, want any }
-
-func (e errWrongType) Error() string {
-	return "the factory built a " + typeName(e.got) + ", want a " + typeName(e.want)
 }
 
 // Framework builds a framework named profile with the registered plugins over the Env (register plugins under

@@ -17,7 +17,6 @@ limitations under the License.
 package plugintest
 
 import (
-	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -95,5 +94,3 @@ func NodeInfo(node *corev1.Node, pods ...*corev1.Pod) fwk.NodeInfo {
 	ni.SetNode(node)
 	return ni
 }
-
-func typeName(v any) string { return fmt.Sprintf("%T", v) }

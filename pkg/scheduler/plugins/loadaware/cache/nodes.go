@@ -64,8 +64,10 @@ type Node struct {
 	// cache line.
 
 	// memo holds what a user of the cache derived from the node's state.
-	memo       atomic.Value
-	view       atomic.Pointer[viewEntry]
+	memo atomic.Value
+	// view is the latest version of the node's NodeMetric, nil when it has none; every version is a new view,
+	// so a Stamp of the node differs whenever its NodeMetric changed.
+	view       atomic.Pointer[NodeMetricView]
 	generation atomic.Uint64
 	// pods are guarded by Nodes.mu.
 	pods map[types.UID]*AssignedPod
@@ -75,12 +77,6 @@ type Node struct {
 	object *corev1.Node
 	// owner is the Nodes the node belongs to.
 	owner *Nodes
-}
-
-// viewEntry is the latest version of a NodeMetric; view is nil once it is deleted. A new entry for every
-// version makes a Stamp of the node differ whenever its NodeMetric changed.
-type viewEntry struct {
-	view *NodeMetricView
 }
 
 // NewNodes returns an empty state over resources.
@@ -150,7 +146,7 @@ func (c *Nodes) UpdateNodeMetric(nm *slov1alpha1.NodeMetric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := c.nodeLocked(nm.Name)
-	n.view.Store(&viewEntry{view: view})
+	n.view.Store(view)
 	n.invalidateMemo()
 }
 
@@ -159,7 +155,7 @@ func (c *Nodes) DeleteNodeMetric(nm *slov1alpha1.NodeMetric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := c.nodeLocked(nm.Name)
-	n.view.Store(&viewEntry{})
+	n.view.Store(nil)
 	n.invalidateMemo()
 }
 
@@ -250,23 +246,18 @@ func (n *Node) View() *NodeMetricView {
 // equal only when neither changed in between, so a value derived from the state a stamp names stays valid
 // while the node's stamp is equal to it (apart from what changes with time alone; see AssignedUsage).
 type Stamp struct {
-	entry      *viewEntry
+	view       *NodeMetricView
 	generation uint64
 }
 
 // Stamp returns the current stamp of the node. Take it before reading the state it names: a change after it
 // then yields another stamp.
 func (n *Node) Stamp() Stamp {
-	return Stamp{entry: n.view.Load(), generation: n.generation.Load()}
+	return Stamp{view: n.view.Load(), generation: n.generation.Load()}
 }
 
 // View returns the view of the NodeMetric the stamp names, or nil when the node had none.
-func (s Stamp) View() *NodeMetricView {
-	if s.entry != nil {
-		return s.entry.view
-	}
-	return nil
-}
+func (s Stamp) View() *NodeMetricView { return s.view }
 
 // assignedMemo is a result of AssignedUsage, valid while the node's pods and NodeMetric stay the same, and
 // until validUntil unless that is zero.

@@ -79,7 +79,7 @@ func (e *Estimator) Estimate(pod *corev1.Pod, custom map[corev1.ResourceName]int
 			continue
 		}
 		requested := extension.TranslateResourceNameByPriorityClass(pc, name)
-		if requested == "" || requested != name && valueIn(requested, requests) == 0 && valueIn(requested, limits) == 0 {
+		if requested == "" || requested != name && quantity.ValueIn(requests, requested) == 0 && quantity.ValueIn(limits, requested) == 0 {
 			// A koord-batch or koord-mid pod that does not request its class's resource (no webhook rewrote
 			// it) is estimated from the standard one.
 			requested = name
@@ -91,8 +91,8 @@ func (e *Estimator) Estimate(pod *corev1.Pod, custom map[corev1.ResourceName]int
 
 // estimate is the estimate of one resource, named as the pod requests it.
 func estimate(name corev1.ResourceName, requests, limits corev1.ResourceList, factor int64) int64 {
-	limit := valueIn(name, limits)
-	q := max(valueIn(name, requests), limit)
+	limit := quantity.ValueIn(limits, name)
+	q := max(quantity.ValueIn(requests, name), limit)
 	if q == 0 {
 		switch name {
 		case corev1.ResourceCPU, extension.BatchCPU, extension.MidCPU:
@@ -107,8 +107,4 @@ func estimate(name corev1.ResourceName, requests, limits corev1.ResourceList, fa
 		est = limit
 	}
 	return est
-}
-
-func valueIn(name corev1.ResourceName, list corev1.ResourceList) int64 {
-	return quantity.ValueIn(list, name)
 }
