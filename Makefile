@@ -16,6 +16,22 @@ CONTROL_PLANE := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kwok
 
 export KOORD_BIN_DIR := $(BIN)
 
+# Release stamp of binaries and images: the nearest v* tag, else v0.0.0-<short commit>.
+VERSION  ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null || echo v0.0.0-$$(git rev-parse --short HEAD 2>/dev/null || echo dev))
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS  := -s -w -X github.com/koord-dev/koord/pkg/version.version=$(VERSION) -X github.com/koord-dev/koord/pkg/version.revision=$(REVISION)
+
+# Images: `make images` writes bin/images/<component>.tar for each component (see docs/install.md).
+IMAGE_COMPONENTS ?= koord-manager koord-scheduler koordlet
+IMAGE_PLATFORMS  ?= linux/amd64 linux/arm64
+IMAGE_REPOSITORY ?= ghcr.io/koord-dev
+IMAGE_TAG        ?= $(VERSION)
+# PUSH=registry/prefix also pushes every index to <PUSH>/<component>:<IMAGE_TAG>.
+PUSH ?=
+
+comma := ,
+space := $(empty) $(empty)
+
 .DEFAULT_GOAL := help
 
 .PHONY: help
@@ -41,6 +57,16 @@ build: ## Build Koord's binaries (every cmd/<name>) into bin/.
 	@if [ -n "$$(ls -d cmd/*/ 2>/dev/null)" ]; then $(GO) build -o $(BIN)/ ./cmd/...; \
 	else echo "build: no binaries under cmd/ yet"; fi
 	$(GO) build ./...
+
+.PHONY: images
+images: ## Build one multi-platform OCI image archive per component into bin/images/ (PUSH=registry/prefix pushes them too).
+	@set -e; for p in $(IMAGE_PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; echo "build $(IMAGE_COMPONENTS) for $$p"; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/images/$${os}_$${arch}/ $(addprefix ./cmd/,$(IMAGE_COMPONENTS)); \
+	done
+	$(GO) run ./hack/images --binaries $(BIN)/images --out $(BIN)/images --repository $(IMAGE_REPOSITORY) --tag $(IMAGE_TAG) \
+	  --revision '$(REVISION)' --platforms $(subst $(space),$(comma),$(IMAGE_PLATFORMS)) --components $(subst $(space),$(comma),$(IMAGE_COMPONENTS)) \
+	  $(if $(PUSH),--push $(PUSH))
 
 ##@ Code
 

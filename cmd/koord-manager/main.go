@@ -42,7 +42,10 @@ func main() {
 }
 
 func run(ctx context.Context, args []string) error {
-	opts := manager.DefaultOptions()
+	opts, err := manager.DefaultOptionsFromEnv()
+	if err != nil {
+		return err
+	}
 	logging := logsapi.NewLoggingConfiguration()
 	fs := pflag.NewFlagSet("koord-manager", pflag.ContinueOnError)
 	opts.AddFlags(fs)

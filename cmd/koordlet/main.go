@@ -52,7 +52,7 @@ func run(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("koordlet", pflag.ContinueOnError)
 	opts.AddFlags(fs)
 	logsapi.AddFlags(logging, fs)
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(koordlet.KoordinatorArgs(fs, args)); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil
 		}

@@ -42,13 +42,38 @@ var koordinatorOnlyKoordletGates = []string{
 	"TCNetworkQoS", "Resctrl", "OOMScoreAdj",
 }
 
+// koordinatorOnlyManagerGates are koord-manager gates of Koordinator (pkg/features/features.go) that Koord does
+// not implement (yet); koordinatorManagerAliases are Koordinator's names of gates Koord has under another name.
+var (
+	koordinatorOnlyManagerGates = []string{
+		"ElasticMutatingWebhook", "NodeMutatingWebhook", "NodeValidatingWebhook", "ReservationMutatingWebhook",
+		"WebhookFramework", "ColocationProfileSkipMutatingResources", "ColocationProfileSkipValidatingPriority",
+		"MultiQuotaTree", "ElasticQuotaIgnorePodOverhead", "ElasticQuotaGuaranteeUsage",
+		"ElasticQuotaEnableUpdateResourceKey", "ElasticQuotaEvaluationTransformPod", "DisableDefaultQuota",
+		"SupportParentQuotaSubmitPod", "EnableQuotaAdmission", "EnableQuotaAdmissionOnUpdate",
+		"EnableSyncGPUSharedResource", "ColocationProfileController", "ValidatePodDeviceResource",
+		"EnablePodEnhancedValidator", "DisablePVCReservation", "PriorityTransformer", "PreemptionPolicyTransformer",
+		"ReplaceResourcesTransformer", "DisableExtendedResourceSpec", "DisableDeviceResourceSpec",
+		"BindingAdmissionWebhook",
+	}
+	koordinatorManagerAliases = map[string]string{
+		"ElasticValidatingWebhook": string(ElasticQuotaValidatingWebhook),
+	}
+)
+
 // CompatFlag is a --feature-gates flag value that passes the gates a component knows to its gate set and sets
 // aside the Koordinator gates it does not implement, so that Koordinator's flag values parse. Unknown names
 // that are not Koordinator's still fail, naming the gate.
 type CompatFlag struct {
 	gate      featuregate.MutableVersionedFeatureGate
 	tolerated []string
+	aliases   map[string]string
 	ignored   []string
+}
+
+// NewManagerCompatFlag returns the --feature-gates flag value of koord-manager.
+func NewManagerCompatFlag(g featuregate.MutableVersionedFeatureGate) *CompatFlag {
+	return &CompatFlag{gate: g, tolerated: koordinatorOnlyManagerGates, aliases: koordinatorManagerAliases}
 }
 
 // NewKoordletCompatFlag returns the --feature-gates flag value of koordlet.
@@ -83,8 +108,11 @@ func (f *CompatFlag) Set(value string) error {
 		if pair == "" {
 			continue
 		}
-		name, _, _ := strings.Cut(pair, "=")
+		name, value, _ := strings.Cut(pair, "=")
 		name = strings.TrimSpace(name)
+		if to, ok := f.aliases[name]; ok {
+			name, pair = to, to+"="+value
+		}
 		if _, known := f.gate.GetAll()[featuregate.Feature(name)]; !known && slices.Contains(f.tolerated, name) {
 			if !slices.Contains(f.ignored, name) {
 				f.ignored = append(f.ignored, name)

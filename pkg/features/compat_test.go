@@ -86,3 +86,22 @@ func TestKoordletCompatFlag(t *testing.T) {
 		})
 	}
 }
+
+func TestManagerCompatFlag(t *testing.T) {
+	g := NewManagerGate()
+	flag := NewManagerCompatFlag(g)
+	fs := pflag.NewFlagSet("koord-manager", pflag.ContinueOnError)
+	flag.AddFlag(fs)
+	if err := fs.Parse([]string{"--feature-gates=ElasticValidatingWebhook=false,ElasticMutatingWebhook=false,NodeMutatingWebhook=true,PodMutatingWebhook=true"}); err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if g.Enabled(ElasticQuotaValidatingWebhook) {
+		t.Error("ElasticValidatingWebhook=false (Koordinator's name) left ElasticQuotaValidatingWebhook on")
+	}
+	if diff := cmp.Diff([]string{"ElasticMutatingWebhook", "NodeMutatingWebhook"}, flag.Ignored()); diff != "" {
+		t.Errorf("ignored (-want +got):\n%s", diff)
+	}
+	if err := fs.Parse([]string{"--feature-gates=NoSuchGate=true"}); err == nil || !strings.Contains(err.Error(), "NoSuchGate") {
+		t.Errorf("unknown gate: err %v, want one naming it", err)
+	}
+}

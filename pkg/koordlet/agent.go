@@ -126,6 +126,9 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 	if opts.gatesFlag != nil {
 		opts.gatesFlag.LogIgnored(logger)
 	}
+	if opts.compat != nil {
+		opts.compat.LogIgnored(logger)
+	}
 
 	a := &Agent{opts: opts, kube: kube, registry: prometheus.NewRegistry()}
 	a.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

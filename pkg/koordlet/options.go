@@ -32,6 +32,7 @@ import (
 
 	"github.com/koord-dev/koord/pkg/features"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
+	"github.com/koord-dev/koord/pkg/util/compatflag"
 )
 
 // NodeNameEnv is the environment variable --node-name defaults to; the DaemonSet sets it from spec.nodeName.
@@ -74,8 +75,10 @@ type Options struct {
 	// FeatureGates are koordlet's gates.
 	FeatureGates featuregate.MutableVersionedFeatureGate
 
-	// gatesFlag is the --feature-gates value, which remembers the Koordinator gates it set aside.
+	// gatesFlag is the --feature-gates value, which remembers the Koordinator gates it set aside; compat holds
+	// Koordinator's other flags.
 	gatesFlag *features.CompatFlag
+	compat    *compatflag.Set
 }
 
 // DefaultOptions returns the defaults.
@@ -117,6 +120,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address of /healthz and /readyz; 0 turns them off.")
 	o.gatesFlag = features.NewKoordletCompatFlag(o.FeatureGates)
 	o.gatesFlag.AddFlag(fs)
+	o.addKoordinatorFlags(fs)
 }
 
 // Validate reports every invalid option.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
+	logsapi "k8s.io/component-base/logs/api/v1"
 )
 
 func TestOptionsValidate(t *testing.T) {
@@ -140,5 +141,33 @@ func TestSamples(t *testing.T) {
 				t.Errorf("samples(%s, %s) = %d, want %d", tc.window, tc.interval, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestKoordinatorCommandLine parses the command line Koordinator's v1.8 Helm chart gives koordlet.
+func TestKoordinatorCommandLine(t *testing.T) {
+	o := DefaultOptions()
+	o.NodeName = "n1"
+	fs := pflag.NewFlagSet("koordlet", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	logsapi.AddFlags(logsapi.NewLoggingConfiguration(), fs) // as main does
+	args := []string{
+		"-addr=:9316", "-cgroup-root-dir=/host-cgroup/",
+		"-feature-gates=BECPUEvict=true,BEMemoryEvict=true,CgroupReconcile=true,Accelerators=true",
+		"-runtime-hooks-host-endpoint=/var/run/koordlet/koordlet.sock", "--logtostderr=true", "--v=4",
+	}
+	if err := fs.Parse(KoordinatorArgs(fs, args)); err != nil {
+		t.Fatalf("parse Koordinator's command line: %v", err)
+	}
+	got := []any{o.MetricsBindAddress, o.CgroupRoot, o.FeatureGates.Enabled("BECPUEvict"), o.FeatureGates.Enabled("CgroupReconcile")}
+	want := []any{":9316", "/host-cgroup/", true, true}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("parsed options (-want,+got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"logtostderr", "runtime-hooks-host-endpoint"}, o.compat.Ignored()); diff != "" {
+		t.Errorf("ignored flags (-want,+got):\n%s", diff)
+	}
+	if err := o.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
 	}
 }

@@ -99,6 +99,7 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (ctrl.Manager, error)
 	}
 	logger := logr.FromContextOrDiscard(ctx)
 	features.LogGates(logger, o.FeatureGates, features.ManagerFeatures())
+	o.LogIgnoredFlags(logger)
 	controllers, _ := o.EnabledControllers()
 
 	s, err := NewScheme()
@@ -124,6 +125,12 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (ctrl.Manager, error)
 		// up once per manager, so the check only forbids building a second manager in one process, as a restart
 		// does in the integration tests.
 		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+	}
+	if o.SyncPeriod > 0 {
+		mgrOpts.Cache.SyncPeriod = &o.SyncPeriod
+	}
+	if o.EnablePprof {
+		mgrOpts.PprofBindAddress = o.PprofBindAddress
 	}
 	if o.EnableWebhookServer {
 		mgrOpts.WebhookServer = ctrlwebhook.NewServer(ctrlwebhook.Options{Port: o.Webhook.Port, CertDir: o.Webhook.CertDir})

@@ -25,7 +25,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/component-base/featuregate"
 
@@ -33,6 +35,7 @@ import (
 	"github.com/koord-dev/koord/pkg/features"
 	"github.com/koord-dev/koord/pkg/manager/controller/colocationprofile"
 	"github.com/koord-dev/koord/pkg/manager/webhook"
+	"github.com/koord-dev/koord/pkg/util/compatflag"
 )
 
 // Controller names accepted by --controllers.
@@ -88,6 +91,20 @@ type Options struct {
 	ColocationProfileInterval time.Duration
 	// FeatureGates are koord-manager's gates.
 	FeatureGates featuregate.MutableVersionedFeatureGate
+	// WebhookFailurePolicies overrides the failure policy of the webhooks of a kind (see webhookKinds): Ignore
+	// or Fail.
+	WebhookFailurePolicies map[string]string
+	// SyncPeriod makes the informers resync that often; 0 never.
+	SyncPeriod time.Duration
+	// PprofBindAddress serves net/http/pprof when EnablePprof is set.
+	PprofBindAddress string
+	// EnablePprof serves the profiles at PprofBindAddress. Off by default: the profiles are served without
+	// authentication.
+	EnablePprof bool
+
+	// compat holds Koordinator's flags and gatesFlag the --feature-gates value, to log what they set aside.
+	compat    *compatflag.Set
+	gatesFlag *features.CompatFlag
 }
 
 // DefaultOptions returns the defaults.
@@ -111,6 +128,7 @@ func DefaultOptions() Options {
 		SLOConfigName:             configuration.SLOCtrlConfigMap,
 		ColocationProfileInterval: colocationprofile.DefaultInterval,
 		FeatureGates:              features.NewManagerGate(),
+		PprofBindAddress:          ":8090",
 	}
 }
 
@@ -147,7 +165,26 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.SLOConfigName, "slo-config-name", o.SLOConfigName, "Name of the slo-controller-config ConfigMap.")
 	fs.DurationVar(&o.ColocationProfileInterval, "colocation-profile-interval", o.ColocationProfileInterval,
 		"How often the colocationprofile controller re-applies each ClusterColocationProfile labelled config.koordinator.sh/controller-managed=true to pending pods.")
-	o.FeatureGates.AddFlag(fs)
+	fs.BoolVar(&o.EnablePprof, "enable-pprof", o.EnablePprof, "Serve net/http/pprof at --pprof-addr (unauthenticated; off by default, unlike Koordinator).")
+	fs.StringVar(&o.PprofBindAddress, "pprof-addr", o.PprofBindAddress, "Address of net/http/pprof when --enable-pprof is set.")
+	fs.StringToStringVar(&o.WebhookFailurePolicies, "webhook-failure-policy", o.WebhookFailurePolicies,
+		"Failure policy per kind, e.g. pods=Ignore,elasticquotas=Fail (kinds: pods, elasticquotas, clustercolocationprofiles, configmaps; policies: Ignore, Fail). "+
+			"Default: Ignore for pods, Fail for Koord's kinds and its ConfigMap.")
+	fs.BoolVar(&o.Webhook.OwnedByNamespace, "webhook-owned-by-namespace", o.Webhook.OwnedByNamespace,
+		"Make the webhook configurations dependents of the --webhook-service-namespace Namespace, so that deleting the namespace (helm uninstall) deletes them.")
+	o.gatesFlag = features.NewManagerCompatFlag(o.FeatureGates)
+	o.gatesFlag.AddFlag(fs)
+	o.addKoordinatorFlags(fs)
+}
+
+// LogIgnoredFlags logs the Koordinator flags the command line set that Koord ignores.
+func (o *Options) LogIgnoredFlags(logger logr.Logger) {
+	if o.compat != nil {
+		o.compat.LogIgnored(logger)
+	}
+	if o.gatesFlag != nil {
+		o.gatesFlag.LogIgnored(logger)
+	}
 }
 
 // EnabledControllers resolves --controllers into the controllers to run, in start order. "*" stands for
@@ -199,6 +236,14 @@ func (o *Options) Validate() error {
 		if o.Webhook.TimeoutSeconds < 1 || o.Webhook.TimeoutSeconds > 30 {
 			errs = append(errs, fmt.Errorf("--webhook-timeout-seconds: %d is outside 1..30", o.Webhook.TimeoutSeconds))
 		}
+		for kind, policy := range o.WebhookFailurePolicies {
+			if !slices.Contains(webhookKinds, kind) {
+				errs = append(errs, fmt.Errorf("--webhook-failure-policy: unknown kind %q (known: %s)", kind, strings.Join(webhookKinds, ", ")))
+			}
+			if policy != string(admissionregistrationv1.Ignore) && policy != string(admissionregistrationv1.Fail) {
+				errs = append(errs, fmt.Errorf("--webhook-failure-policy: %s=%q is neither Ignore nor Fail", kind, policy))
+			}
+		}
 		if o.Webhook.SyncInterval < time.Second {
 			errs = append(errs, fmt.Errorf("--webhook-sync-interval: %s is shorter than 1s", o.Webhook.SyncInterval))
 		}
@@ -208,6 +253,9 @@ func (o *Options) Validate() error {
 		if o.Webhook.Host == "" && o.Webhook.ServiceName == "" {
 			errs = append(errs, errors.New("one of --webhook-host and --webhook-service-name must be set"))
 		}
+	}
+	if o.EnablePprof && o.PprofBindAddress == "" {
+		errs = append(errs, errors.New("--enable-pprof needs --pprof-addr"))
 	}
 	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst <= 0 {
 		errs = append(errs, fmt.Errorf("--kube-api-qps (%v) and --kube-api-burst (%d) must be positive", o.KubeAPIQPS, o.KubeAPIBurst))

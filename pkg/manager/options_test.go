@@ -86,6 +86,11 @@ func TestValidateOptions(t *testing.T) {
 		"bad config name": {mutate: func(o *Options) { o.SLOConfigName = "Bad'Name" }, wantErr: []string{"--slo-config-name"}},
 		"short colocation profile interval": {mutate: func(o *Options) { o.ColocationProfileInterval = 100 * time.Millisecond },
 			wantErr: []string{"--colocation-profile-interval"}},
+		"failure policies": {mutate: func(o *Options) {
+			o.WebhookFailurePolicies = map[string]string{"pods": "Fail", "nodes": "Ignore", "elasticquotas": "Never"}
+		},
+			wantErr: []string{`unknown kind "nodes"`, `elasticquotas="Never" is neither Ignore nor Fail`}},
+		"pprof without address": {mutate: func(o *Options) { o.EnablePprof, o.PprofBindAddress = true, "" }, wantErr: []string{"--enable-pprof needs --pprof-addr"}},
 		"several problems at once": {mutate: func(o *Options) { o.Webhook.Port = 0; o.Controllers = []string{"x"} },
 			wantErr: []string{"--webhook-port", `unknown controller "x"`}},
 	}
@@ -109,5 +114,50 @@ func TestValidateOptions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKoordinatorCommandLine parses the command line and environment Koordinator's v1.8 Helm chart gives
+// koord-manager.
+func TestKoordinatorCommandLine(t *testing.T) {
+	env := map[string]string{"POD_NAMESPACE": "koord-system", "WEBHOOK_PORT": "9443", "WEBHOOK_CONFIGURATION_FAILURE_POLICY_PODS": "Ignore"}
+	o := DefaultOptions()
+	if err := o.ApplyEnv(func(k string) string { return env[k] }); err != nil {
+		t.Fatalf("ApplyEnv: %v", err)
+	}
+	fs := pflag.NewFlagSet("koord-manager", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	args := []string{
+		"--enable-leader-election", "--metrics-addr=:8080", "--health-probe-addr=:8000", "--logtostderr=true",
+		"--leader-election-namespace=koord-system", "--feature-gates=", "--sync-period=0",
+		"--config-namespace=koord-system", "--leader-elect-resource-lock=leases", "--rest-config-qps=30",
+	}
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("parse Koordinator's command line: %v", err)
+	}
+	got := []any{o.LeaderElection, o.MetricsBindAddress, o.HealthProbeBindAddress, o.LeaderElectionNamespace,
+		o.SyncPeriod, o.SLOConfigNamespace, o.Webhook.ServiceNamespace, o.Webhook.Port, o.KubeAPIQPS}
+	want := []any{true, ":8080", ":8000", "koord-system", time.Duration(0), "koord-system", "koord-system", 9443, float32(30)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("parsed options (-want,+got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"logtostderr"}, o.compat.Ignored()); diff != "" {
+		t.Errorf("ignored flags (-want,+got):\n%s", diff)
+	}
+	if err := o.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+
+	for _, bad := range [][]string{{"--leader-elect-resource-lock=configmaps"}, {"--sync-period=soon"}} {
+		o := DefaultOptions()
+		fs := pflag.NewFlagSet("koord-manager", pflag.ContinueOnError)
+		o.AddFlags(fs)
+		if err := fs.Parse(bad); err == nil {
+			t.Errorf("%v parsed; want an error", bad)
+		}
+	}
+	o = DefaultOptions()
+	if err := o.ApplyEnv(func(k string) string { return map[string]string{"WEBHOOK_PORT": "x"}[k] }); err == nil || !strings.Contains(err.Error(), "$WEBHOOK_PORT") {
+		t.Errorf("bad $WEBHOOK_PORT: err %v, want one naming it", err)
 	}
 }

@@ -35,6 +35,9 @@ import (
 	"github.com/koord-dev/koord/pkg/manager/webhook/pod"
 )
 
+// webhookKinds are the kinds --webhook-failure-policy sets a policy for.
+var webhookKinds = []string{"pods", "elasticquotas", "clustercolocationprofiles", "configmaps"}
+
 // webhookHooks returns the webhooks whose feature gates are on, with how the apiserver should call them:
 // Ignore on pods, so that a koord-manager outage never blocks workloads, and Fail on Koord's own kinds and
 // configuration, so that nothing invalid gets in while it is down. Pod webhooks skip kube-system and Koord's
@@ -62,13 +65,21 @@ func webhookHooks(mgr ctrl.Manager, o Options) []webhook.Hook {
 		fail   = admissionregistrationv1.Fail
 	)
 
+	// policy is the failure policy of the kind's webhooks: --webhook-failure-policy's, else def.
+	policy := func(kind string, def admissionregistrationv1.FailurePolicyType) admissionregistrationv1.FailurePolicyType {
+		if p, ok := o.WebhookFailurePolicies[kind]; ok {
+			return admissionregistrationv1.FailurePolicyType(p)
+		}
+		return def
+	}
+
 	var hooks []webhook.Hook
 	if gates.Enabled(features.PodMutatingWebhook) {
 		hooks = append(hooks, webhook.Hook{
 			Name: "mpod.koord.dev", Path: pod.MutatingPath, Mutating: true,
 			Handler:       pod.NewMutatingWebhook(reader, decoder),
 			Rules:         rule("", "v1", "pods", create),
-			FailurePolicy: ignore, NamespaceSelector: podNamespaces,
+			FailurePolicy: policy("pods", ignore), NamespaceSelector: podNamespaces,
 		})
 	}
 	if gates.Enabled(features.PodValidatingWebhook) {
@@ -76,7 +87,7 @@ func webhookHooks(mgr ctrl.Manager, o Options) []webhook.Hook {
 			Name: "vpod.koord.dev", Path: pod.ValidatingPath,
 			Handler:       pod.NewValidatingWebhook(decoder),
 			Rules:         rule("", "v1", "pods", create, update),
-			FailurePolicy: ignore, NamespaceSelector: podNamespaces,
+			FailurePolicy: policy("pods", ignore), NamespaceSelector: podNamespaces,
 		})
 	}
 	if gates.Enabled(features.ColocationProfileValidatingWebhook) {
@@ -84,7 +95,7 @@ func webhookHooks(mgr ctrl.Manager, o Options) []webhook.Hook {
 			Name: "vclustercolocationprofile.koord.dev", Path: colocationprofile.ValidatingPath,
 			Handler:       colocationprofile.NewValidatingWebhook(reader, decoder),
 			Rules:         rule(configv1alpha1.GroupName, "v1alpha1", "clustercolocationprofiles", create, update),
-			FailurePolicy: fail,
+			FailurePolicy: policy("clustercolocationprofiles", fail),
 		})
 	}
 	if gates.Enabled(features.ElasticQuotaValidatingWebhook) {
@@ -92,7 +103,7 @@ func webhookHooks(mgr ctrl.Manager, o Options) []webhook.Hook {
 			Name: "velasticquota.koord.dev", Path: elasticquota.ValidatingPath,
 			Handler:       elasticquota.NewValidatingWebhook(reader, decoder),
 			Rules:         rule(schedulingsigsv1alpha1.GroupName, "v1alpha1", "elasticquotas", create, update, del),
-			FailurePolicy: fail,
+			FailurePolicy: policy("elasticquotas", fail),
 		})
 	}
 	if gates.Enabled(features.ConfigMapValidatingWebhook) {
@@ -100,7 +111,7 @@ func webhookHooks(mgr ctrl.Manager, o Options) []webhook.Hook {
 			Name: "vconfigmap.koord.dev", Path: configmap.Path,
 			Handler:       configmap.NewValidator(decoder, sloconfig.LoaderOptions{Namespace: o.SLOConfigNamespace, Name: o.SLOConfigName}),
 			Rules:         rule("", "v1", "configmaps", create, update),
-			FailurePolicy: fail,
+			FailurePolicy: policy("configmaps", fail),
 			// Only the SLO ConfigMap: every other ConfigMap write never reaches koord-manager.
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: o.SLOConfigNamespace}},
 			MatchConditions: []admissionregistrationv1.MatchCondition{{

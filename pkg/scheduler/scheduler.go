@@ -34,6 +34,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/component-base/configz"
 	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
@@ -124,11 +125,31 @@ func Args(args ...string) []string {
 // NewCommand returns kube-scheduler's command, with its flags and --config file, running with Koord's
 // plugins registered, on the process's command line after koord-scheduler's defaults (see Args).
 func NewCommand() *cobra.Command {
+	cmd, _ := newCommand(os.Args[1:])
+	return cmd
+}
+
+// newCommand is NewCommand for the command line args, with the Koordinator flags it added.
+func newCommand(args []string) (*cobra.Command, *koordinatorFlags) {
 	cmd := app.NewSchedulerCommand(Plugins()...)
 	cmd.Use = "koord-scheduler"
 	cmd.Short = "Kubernetes scheduler with Koord's plugins"
-	cmd.SetArgs(Args(os.Args[1:]...))
-	return cmd
+	args, ignoredGates := splitKoordinatorGates(Args(args...))
+	cmd.SetArgs(args)
+	koordinator := addKoordinatorFlags(cmd)
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		logger := klog.Background().WithName("koord-scheduler")
+		if len(ignoredGates) > 0 {
+			logger.Info("Ignored Koordinator feature gates that Koord does not implement", "gates", ignoredGates)
+		}
+		koordinator.set.LogIgnored(logger)
+		if err := koordinator.serveInsecure(klog.NewContext(c.Context(), logger)); err != nil {
+			return err
+		}
+		return run(c, args)
+	}
+	return cmd, koordinator
 }
 
 // Server is a scheduler started by Start.

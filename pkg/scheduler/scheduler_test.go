@@ -17,6 +17,10 @@ limitations under the License.
 package scheduler
 
 import (
+	"context"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -241,5 +245,77 @@ func TestArgsFeatureGates(t *testing.T) {
 				t.Errorf("NominatedNodeNameForExpectation with %q = %v, want %v", tc.args, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestKoordinatorCommandLine parses the command line Koordinator's v1.8 Helm chart gives koord-scheduler.
+func TestKoordinatorCommandLine(t *testing.T) {
+	args := []string{
+		"--port=10251", "--authentication-skip-lookup=true", "--v=4",
+		"--feature-gates=CompatibleCSIStorageCapacity=true,SchedulerAsyncAPICalls=true",
+		"--config=/config/koord-scheduler.config", "--enable-network-topology-manager=true",
+	}
+	cmd, k := newCommand(args)
+	if err := cmd.ParseFlags(Args(args...)); err != nil {
+		t.Fatalf("parse Koordinator's command line: %v", err)
+	}
+	if k.port != 10251 {
+		t.Errorf("--port = %d, want 10251", k.port)
+	}
+	if diff := cmp.Diff([]string{"enable-network-topology-manager"}, k.set.Ignored()); diff != "" {
+		t.Errorf("ignored flags (-want +got):\n%s", diff)
+	}
+}
+
+func TestSplitKoordinatorGates(t *testing.T) {
+	tests := map[string]struct {
+		args, want, wantIgnored []string
+	}{
+		"no gates": {args: []string{"--v=4"}, want: []string{"--v=4"}},
+		"kubernetes gates stay": {
+			args: []string{"--feature-gates=SchedulerAsyncAPICalls=true"},
+			want: []string{"--feature-gates=SchedulerAsyncAPICalls=true"},
+		},
+		"koordinator gates go": {
+			args:        []string{"--feature-gates=DynamicSchedulerCheck=true,SchedulerAsyncAPICalls=false", "--feature-gates", "SyncBarrier=true"},
+			want:        []string{"--feature-gates=SchedulerAsyncAPICalls=false"},
+			wantIgnored: []string{"DynamicSchedulerCheck", "SyncBarrier"},
+		},
+		"after --": {
+			args: []string{"--", "--feature-gates=SyncBarrier=true"},
+			want: []string{"--", "--feature-gates=SyncBarrier=true"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, ignored := splitKoordinatorGates(tc.args)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("args (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantIgnored, ignored); diff != "" {
+				t.Errorf("ignored (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestInsecureServing(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveInsecure(ctx, ln)
+	for path, want := range map[string]string{"/healthz": "ok", "/metrics": "# HELP"} {
+		resp, err := http.Get("http://" + ln.Addr().String() + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
+			t.Errorf("GET %s: %d %.80q, want 200 with %q", path, resp.StatusCode, body, want)
+		}
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -81,6 +82,9 @@ type Options struct {
 	TimeoutSeconds int32
 	// SyncInterval is how often certificates and configurations are checked and repaired.
 	SyncInterval time.Duration
+	// OwnedByNamespace makes both configurations dependents of the ServiceNamespace Namespace, so that
+	// deleting the namespace (as helm uninstall does) deletes them too.
+	OwnedByNamespace bool
 }
 
 // DefaultOptions are the defaults, with Koordinator's names so that its Helm values keep working.
@@ -159,6 +163,15 @@ func (i *Installer) Sync(ctx context.Context) error {
 		i.metrics.certificateExpiry.Set(float64(notAfter.Unix()))
 	}
 	mutating, validating := i.configurations(b.CACert)
+	if i.opts.OwnedByNamespace {
+		ns := &corev1.Namespace{}
+		if err := i.client.Get(ctx, client.ObjectKey{Name: i.opts.ServiceNamespace}, ns); err != nil {
+			i.metrics.syncErrors.Inc()
+			return fmt.Errorf("get namespace %s, the owner of the webhook configurations: %w", i.opts.ServiceNamespace, err)
+		}
+		owner := []metav1.OwnerReference{{APIVersion: "v1", Kind: "Namespace", Name: ns.Name, UID: ns.UID}}
+		mutating.OwnerReferences, validating.OwnerReferences = owner, owner
+	}
 	if err := i.apply(ctx, mutating); err != nil {
 		i.metrics.syncErrors.Inc()
 		return err
@@ -259,6 +272,10 @@ func (i *Installer) apply(ctx context.Context, desired client.Object) error {
 		if !equality.Semantic.DeepEqual(cur.Webhooks, want.Webhooks) {
 			cur.Webhooks, changed = want.Webhooks, true
 		}
+	}
+	if want := desired.GetOwnerReferences(); want != nil && !equality.Semantic.DeepEqual(current.GetOwnerReferences(), want) {
+		current.SetOwnerReferences(want)
+		changed = true
 	}
 	labels := current.GetLabels()
 	for k, v := range desired.GetLabels() {

@@ -20,8 +20,10 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/koord-dev/koord/pkg/manager/webhook/cert"
@@ -106,5 +108,42 @@ func TestWebhookRegistration(t *testing.T) {
 	}
 	if m2.ResourceVersion != mutatingRV || v2.ResourceVersion != validatingRV {
 		t.Error("a restart rewrote unchanged webhook configurations")
+	}
+}
+
+// TestWebhookRegistrationOwnedByNamespace: with --webhook-owned-by-namespace both configurations are dependents
+// of koord-manager's namespace (so that deleting it, as helm uninstall does, deletes them), and
+// --webhook-failure-policy overrides the policy of a kind.
+func TestWebhookRegistrationOwnedByNamespace(t *testing.T) {
+	ensureSystemNamespace(t)
+	opts := testOptions(t)
+	opts.Controllers = nil
+	opts.Webhook.OwnedByNamespace = true
+	opts.WebhookFailurePolicies = map[string]string{"elasticquotas": "Ignore"}
+	startManager(t, opts)
+	ctx := t.Context()
+
+	ns := &corev1.Namespace{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: opts.Webhook.ServiceNamespace}, ns); err != nil {
+		t.Fatal(err)
+	}
+	want := []metav1.OwnerReference{{APIVersion: "v1", Kind: "Namespace", Name: ns.Name, UID: ns.UID}}
+	mutating := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: opts.Webhook.MutatingConfigName}, mutating); err != nil {
+		t.Fatal(err)
+	}
+	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: opts.Webhook.ValidatingConfigName}, validating); err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string][]metav1.OwnerReference{"mutating": mutating.OwnerReferences, "validating": validating.OwnerReferences} {
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s configuration owners (-want +got):\n%s", name, diff)
+		}
+	}
+	for _, w := range validating.Webhooks {
+		if w.Name == "velasticquota.koord.dev" && *w.FailurePolicy != admissionregistrationv1.Ignore {
+			t.Errorf("velasticquota.koord.dev failure policy = %s, want Ignore from --webhook-failure-policy", *w.FailurePolicy)
+		}
 	}
 }
