@@ -11,8 +11,15 @@ BENCH_FLAGS ?=
 # Time each fuzz target gets in `make fuzz`.
 FUZZ_TIME ?= 30s
 
-# Control-plane binaries for tests and local clusters, from go.mod's tool block.
-CONTROL_PLANE := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kwok
+# Control-plane binaries for tests and local clusters, from go.mod's tool block (etcd, kube-apiserver, kwok,
+# kube-scheduler) and hack/tools/go.mod's (kube-controller-manager, helm).
+CONTROL_PLANE := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kwok $(BIN)/kube-scheduler $(BIN)/kube-controller-manager $(BIN)/helm
+# The Kubernetes release the components report, as its own release builds stamp it.
+KUBE_VERSION := $(shell $(GO) list -m -f '{{.Version}}' k8s.io/kubernetes 2>/dev/null)
+KUBE_LDFLAGS  = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
+  -X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(patsubst v%,%,$(KUBE_VERSION)))) \
+  -X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION)))
+TOOLS_MOD := hack/tools/go.mod hack/tools/go.sum
 
 export KOORD_BIN_DIR := $(BIN)
 
@@ -41,7 +48,7 @@ help: ## Show this help.
 ##@ Build
 
 .PHONY: bin
-bin: $(CONTROL_PLANE) ## Build etcd, kube-apiserver and kwok into bin/ (first build takes minutes, then cached).
+bin: $(CONTROL_PLANE) ## Build etcd, kube-apiserver, kwok, kube-scheduler, kube-controller-manager and helm into bin/ (first build takes minutes, then cached).
 
 $(BIN)/etcd: go.mod go.sum
 	$(GO) build -o $@ go.etcd.io/etcd/server/v3
@@ -51,6 +58,15 @@ $(BIN)/kube-apiserver: go.mod go.sum
 
 $(BIN)/kwok: go.mod go.sum
 	$(GO) build -o $@ sigs.k8s.io/kwok/cmd/kwok
+
+$(BIN)/kube-scheduler: go.mod go.sum
+	$(GO) build -ldflags '$(KUBE_LDFLAGS)' -o $@ k8s.io/kubernetes/cmd/kube-scheduler
+
+$(BIN)/kube-controller-manager: $(TOOLS_MOD)
+	$(GO) build -C hack/tools -ldflags '$(KUBE_LDFLAGS)' -o $@ k8s.io/kubernetes/cmd/kube-controller-manager
+
+$(BIN)/helm: $(TOOLS_MOD)
+	$(GO) build -C hack/tools -o $@ helm.sh/helm/v4/cmd/helm
 
 .PHONY: build
 build: ## Build Koord's binaries (every cmd/<name>) into bin/.

@@ -76,3 +76,6 @@ go tool conversion-gen --go-header-file "$BOILERPLATE" --output-file zz_generate
 
 echo "Generating docs/metrics.md from the components' collectors"
 go test ./pkg/metrics -run '^TestMetricsDoc$' -count=1 -update >/dev/null
+
+echo "Copying the manifests the Helm chart renders into charts/koord/files"
+hack/update-chart.sh

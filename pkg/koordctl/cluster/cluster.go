@@ -67,6 +67,11 @@ type Ports struct {
 	ManagerHealth int
 	// Scheduler is koord-scheduler's secure port (/healthz, /metrics).
 	Scheduler int
+	// ControllerManager is kube-controller-manager's secure port.
+	ControllerManager int
+	// DefaultScheduler is the secure port of kube-scheduler, which schedules the pods that ask for
+	// default-scheduler.
+	DefaultScheduler int
 }
 
 // apiserverWatch is how often, and how many times in a row, /readyz must fail before the control plane counts
@@ -190,6 +195,11 @@ func Start(ctx context.Context, opts Options, progress Progress) (_ *Cluster, re
 	}); err != nil {
 		return nil, err
 	}
+	if err := c.step("kube-controller-manager and default-scheduler", func(func(string)) error {
+		return c.startKubeComponents(ctx)
+	}); err != nil {
+		return nil, err
+	}
 	if err := c.step("koord-manager: controllers and webhooks", func(func(string)) error {
 		return c.startManager(ctx, kube)
 	}); err != nil {
@@ -292,11 +302,16 @@ func (c *Cluster) preflight() (stages string, schedulerConfig []byte, err error)
 		{Flag: "--webhook-port", Host: "", Port: o.WebhookPort},
 		{Flag: "--manager-health-port", Host: "127.0.0.1", Port: o.ManagerHealthPort},
 		{Flag: "--scheduler-port", Host: "127.0.0.1", Port: o.SchedulerPort},
+		{Flag: "--controller-manager-port", Host: "127.0.0.1", Port: o.ControllerManagerPort},
+		{Flag: "--default-scheduler-port", Host: "127.0.0.1", Port: o.DefaultSchedulerPort},
 	})
 	if err != nil {
 		return "", nil, err
 	}
-	c.ports = Ports{APIServer: ports[0], Etcd: ports[1], Webhook: ports[2], ManagerHealth: ports[3], Scheduler: ports[4]}
+	c.ports = Ports{
+		APIServer: ports[0], Etcd: ports[1], Webhook: ports[2], ManagerHealth: ports[3], Scheduler: ports[4],
+		ControllerManager: ports[5], DefaultScheduler: ports[6],
+	}
 	return stages, schedulerConfig, nil
 }
 

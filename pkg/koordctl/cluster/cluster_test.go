@@ -229,7 +229,7 @@ func TestStartStop(t *testing.T) {
 	for _, l := range logs {
 		names = append(names, l.Name())
 	}
-	want := []string{"etcd.log", "koord-manager.log", "koord-scheduler.log", "kube-apiserver.log", "kwok.log"}
+	want := []string{"etcd.log", "koord-manager.log", "koord-scheduler.log", "kube-apiserver.log", "kube-controller-manager.log", "kube-scheduler.log", "kwok.log"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("logs kept (-want,+got):\n%s", diff)
 	}

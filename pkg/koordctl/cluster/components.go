@@ -200,3 +200,60 @@ func (c *Cluster) startScheduler(ctx context.Context, base []byte) error {
 	healthz := "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(c.ports.Scheduler)) + "/healthz"
 	return c.waitReady(ctx, p, httpProbe(healthz))
 }
+
+// controllerManagerArgs are kube-controller-manager's flags in a local cluster: the administrator kubeconfig
+// for every controller, secure serving on 127.0.0.1:port, no leader election. The node lifecycle controller is
+// off: the simulated nodes' health is KWOK's, and under load (a thousand nodes on two cores) a late heartbeat
+// would taint the nodes and evict their pods.
+func controllerManagerArgs(kubeconfig, certDir string, port int) []string {
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + certDir,
+		"--leader-elect=false",
+		"--use-service-account-credentials=false",
+		"--controllers=*,-nodelifecycle,-nodeipam",
+		"--kube-api-qps=200",
+		"--kube-api-burst=400",
+	}
+}
+
+// defaultSchedulerArgs are kube-scheduler's flags in a local cluster: its default profile (default-scheduler),
+// the administrator kubeconfig, secure serving on 127.0.0.1:port, no leader election.
+func defaultSchedulerArgs(kubeconfig, certDir string, port int) []string {
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + certDir,
+		"--leader-elect=false",
+	}
+}
+
+// startKubeComponents starts kube-controller-manager and kube-scheduler (default-scheduler), so that
+// Deployments, Jobs, CronJobs, namespace deletion and garbage collection work as on any cluster, and waits
+// until both answer /healthz.
+func (c *Cluster) startKubeComponents(ctx context.Context) error {
+	kcm, err := c.startProcess(ctx, "kube-controller-manager",
+		controllerManagerArgs(c.kubeconfigPath, filepath.Join(c.runDir, "kube-controller-manager"), c.ports.ControllerManager))
+	if err != nil {
+		return err
+	}
+	sched, err := c.startProcess(ctx, "kube-scheduler",
+		defaultSchedulerArgs(c.kubeconfigPath, filepath.Join(c.runDir, "kube-scheduler"), c.ports.DefaultScheduler))
+	if err != nil {
+		return err
+	}
+	healthz := func(port int) probe {
+		return httpProbe("https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) + "/healthz")
+	}
+	if err := c.waitReady(ctx, kcm, healthz(c.ports.ControllerManager)); err != nil {
+		return err
+	}
+	return c.waitReady(ctx, sched, healthz(c.ports.DefaultScheduler))
+}

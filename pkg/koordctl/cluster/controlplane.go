@@ -108,9 +108,10 @@ func startControlPlane(ctx context.Context, binDir, runDir, logDir string, etcdP
 		Out:           apiLog,
 		Err:           apiLog,
 	}
-	// Without kube-controller-manager nothing would remove the not-ready taint TaintNodesByCondition puts on
-	// new nodes, and nothing creates the default ServiceAccount that the ServiceAccount plugin wants a pod to
-	// have (envtest turns that one off too).
+	// kube-controller-manager runs without its node lifecycle controller (see controllerManagerArgs), so
+	// nothing would remove the not-ready taint TaintNodesByCondition puts on new nodes; and the fake nodes mount
+	// no ServiceAccount tokens, which the ServiceAccount plugin would add to every pod (envtest turns it off
+	// too).
 	apiserver.Configure().Set("disable-admission-plugins", "ServiceAccount", "TaintNodesByCondition")
 	c.cp = &envtest.ControlPlane{Etcd: etcd, APIServer: apiserver}
 	if err := c.cp.Start(); err != nil {

@@ -16,9 +16,11 @@ limitations under the License.
 
 // Package cluster owns the lifecycle of a local Koord cluster made of real parts: etcd and kube-apiserver
 // (through controller-runtime's envtest control plane, with an administrator kubeconfig any kubectl since 1.20
-// reads), Koord's CRDs, namespace, PriorityClasses and slo-controller-config with colocation on, koord-manager
-// (webhooks registered by URL on 127.0.0.1), koord-scheduler, KWOK with fake nodes, and the simulated node
-// agents of package sim, in this process, for those nodes.
+// reads), Koord's CRDs, namespace, PriorityClasses and slo-controller-config with colocation on,
+// kube-controller-manager and kube-scheduler (default-scheduler) so that Deployments, Jobs, namespace deletion
+// and garbage collection work as on any cluster, koord-manager (webhooks registered by URL on 127.0.0.1),
+// koord-scheduler, KWOK with fake nodes, and the simulated node agents of package sim, in this process, for
+// those nodes.
 //
 // Start brings it up step by step and returns a running Cluster; Stop takes it down in reverse order and
 // removes what Start created. `koordctl up`, `make demo` and the end-to-end tests use it:
@@ -39,7 +41,7 @@ limitations under the License.
 //
 // # Processes
 //
-// koord-manager, koord-scheduler and KWOK run from Options.BinDir, each in a process group of its own (a Ctrl-C
+// kube-controller-manager, kube-scheduler, koord-manager, koord-scheduler and KWOK run from Options.BinDir, each in a process group of its own (a Ctrl-C
 // at the terminal reaches koordctl only, which then stops them in order) and with a parent-death signal, so
 // they do not outlive koordctl. A component that exits while the cluster runs closes Failed, and Err names it
 // with the end of its log; kube-apiserver (and etcd behind it) is watched through /readyz.

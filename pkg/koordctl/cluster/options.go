@@ -86,9 +86,11 @@ type Options struct {
 	// go).
 	KWOKStages string
 
-	// APIServerPort, EtcdPort, WebhookPort, ManagerHealthPort and SchedulerPort are the ports the components
-	// listen on, on 127.0.0.1 (the webhook server on every interface); 0 picks a free one.
+	// APIServerPort, EtcdPort, WebhookPort, ManagerHealthPort, SchedulerPort, ControllerManagerPort and
+	// DefaultSchedulerPort are the ports the components listen on, on 127.0.0.1 (the webhook server on every
+	// interface); 0 picks a free one.
 	APIServerPort, EtcdPort, WebhookPort, ManagerHealthPort, SchedulerPort int
+	ControllerManagerPort, DefaultSchedulerPort                            int
 
 	// Speed is how fast simulated time runs for the node agents: 1 is real time, 60 a simulated minute per
 	// second. Usage profiles and the aggregation windows of reports follow simulated time; when the agents
@@ -162,6 +164,7 @@ func (o *Options) Validate() error {
 	}{
 		{"--apiserver-port", o.APIServerPort}, {"--etcd-port", o.EtcdPort}, {"--webhook-port", o.WebhookPort},
 		{"--manager-health-port", o.ManagerHealthPort}, {"--scheduler-port", o.SchedulerPort},
+		{"--controller-manager-port", o.ControllerManagerPort}, {"--default-scheduler-port", o.DefaultSchedulerPort},
 	} {
 		if p.port < 0 || p.port > 65535 {
 			errs = append(errs, fmt.Errorf("%s: %d is not a port (0 picks a free one)", p.flag, p.port))

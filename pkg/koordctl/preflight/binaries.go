@@ -39,8 +39,10 @@ type Binary struct {
 
 // The binaries of a local cluster.
 var (
-	// ControlPlaneBinaries are built by `make bin` from the versions pinned in go.mod.
-	ControlPlaneBinaries = []Binary{{"etcd", "bin"}, {"kube-apiserver", "bin"}, {"kwok", "bin"}}
+	// ControlPlaneBinaries are built by `make bin` from the versions pinned in go.mod and hack/tools/go.mod.
+	ControlPlaneBinaries = []Binary{
+		{"etcd", "bin"}, {"kube-apiserver", "bin"}, {"kube-controller-manager", "bin"}, {"kube-scheduler", "bin"}, {"kwok", "bin"},
+	}
 	// KoordBinaries are built by `make build`.
 	KoordBinaries = []Binary{{"koord-manager", "build"}, {"koord-scheduler", "build"}}
 )

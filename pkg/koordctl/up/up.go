@@ -80,6 +80,8 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.WebhookPort, "webhook-port", o.WebhookPort, "koord-manager's webhook port; 0 picks a free one.")
 	fs.IntVar(&o.ManagerHealthPort, "manager-health-port", o.ManagerHealthPort, "koord-manager's /healthz and /readyz port on 127.0.0.1; 0 picks a free one.")
 	fs.IntVar(&o.SchedulerPort, "scheduler-port", o.SchedulerPort, "koord-scheduler's secure port on 127.0.0.1; 0 picks a free one.")
+	fs.IntVar(&o.ControllerManagerPort, "controller-manager-port", o.ControllerManagerPort, "kube-controller-manager's secure port on 127.0.0.1; 0 picks a free one.")
+	fs.IntVar(&o.DefaultSchedulerPort, "default-scheduler-port", o.DefaultSchedulerPort, "The secure port on 127.0.0.1 of kube-scheduler, which schedules pods that ask for default-scheduler; 0 picks a free one.")
 	fs.Float64Var(&o.Speed, "speed", o.Speed, "Speed of simulated time for the node agents (usage profiles, report windows): 1 is real time, 60 a simulated minute per second.")
 	fs.DurationVar(&o.ReportInterval, "report-interval", o.ReportInterval, "metricReportIntervalSeconds of the slo-controller-config: how often, in wall time whatever --speed, each node reports its NodeMetric; whole seconds. --nodes / --report-interval is the NodeMetric writes per second.")
 	fs.DurationVar(&o.DegradeTime, "degrade-time", o.DegradeTime, "degradeTimeMinutes of the slo-controller-config: how long after its last NodeMetric a node loses its batch resources. 0 keeps the default (15m).")

@@ -1,0 +1,71 @@
+{{/* The namespace of every namespaced object. */}}
+{{- define "koord.namespace" -}}
+{{ .Values.installation.namespace }}
+{{- end -}}
+
+{{/* Labels of every object: name, instance, version, chart, and part-of koord. */}}
+{{- define "koord.labels" -}}
+app.kubernetes.io/part-of: koord
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{/* The image of a component: (dict "root" $ "image" .Values.<component>.image). */}}
+{{- define "koord.image" -}}
+{{ .root.Values.imageRepositoryHost }}/{{ .image.repository }}:{{ .image.tag | default .root.Chart.AppVersion }}
+{{- end -}}
+
+{{/* imagePullSecrets of a pod, when there are any. */}}
+{{- define "koord.imagePullSecrets" -}}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* The securityContext of a container that needs no privilege. */}}
+{{- define "koord.restrictedSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+runAsNonRoot: true
+runAsUser: 65532
+runAsGroup: 65532
+capabilities:
+  drop: ["ALL"]
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/* Affinity of a control-plane Deployment: spread over nodes, then the user's node affinity. */}}
+{{- define "koord.deploymentAffinity" -}}
+affinity:
+  podAntiAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 100
+        podAffinityTerm:
+          labelSelector:
+            matchExpressions:
+              - key: koord-app
+                operator: In
+                values: [{{ .app }}]
+          topologyKey: kubernetes.io/hostname
+{{- with .values.nodeAffinity }}
+  nodeAffinity:
+{{ toYaml . | indent 4 }}
+{{- end }}
+{{- with .values.nodeSelector }}
+nodeSelector:
+{{ toYaml . | indent 2 }}
+{{- end }}
+{{- with .values.tolerations }}
+tolerations:
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* A generated RBAC file of files/rbac, its namespaced Role moved into the installation namespace. */}}
+{{- define "koord.rbacFile" -}}
+{{ .root.Files.Get (printf "files/rbac/%s.yaml" .component) | replace "namespace: koordinator-system" (printf "namespace: %s" (include "koord.namespace" .root)) }}
+{{- end -}}
