@@ -54,7 +54,7 @@ $(BIN)/etcd: go.mod go.sum
 	$(GO) build -o $@ go.etcd.io/etcd/server/v3
 
 $(BIN)/kube-apiserver: go.mod go.sum
-	$(GO) build -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+	$(GO) build -ldflags '$(KUBE_LDFLAGS)' -o $@ k8s.io/kubernetes/cmd/kube-apiserver
 
 $(BIN)/kwok: go.mod go.sum
 	$(GO) build -o $@ sigs.k8s.io/kwok/cmd/kwok

@@ -72,6 +72,18 @@ type Environment struct {
 	reaper *reaper
 }
 
+// Option changes what Start starts.
+type Option func(*options)
+
+type options struct {
+	withoutCRDs bool
+}
+
+// WithoutCRDs leaves Koord's CRDs out, for tests that install them as a user would (the Helm chart).
+func WithoutCRDs() Option {
+	return func(o *options) { o.withoutCRDs = true }
+}
+
 // NewScheme returns a scheme with the Kubernetes built-in types, apiextensions and every Koord API group.
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
@@ -87,9 +99,13 @@ func NewScheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
-// Start starts etcd and kube-apiserver from bin/ and installs Koord's CRDs. It fails with a message naming
-// the make target when the binaries are missing. Call Stop when done.
-func Start() (_ *Environment, retErr error) {
+// Start starts etcd and kube-apiserver from bin/ and installs Koord's CRDs (unless WithoutCRDs). It fails with
+// a message naming the make target when the binaries are missing. Call Stop when done.
+func Start(opts ...Option) (_ *Environment, retErr error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -133,6 +149,9 @@ func Start() (_ *Environment, retErr error) {
 		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 		Scheme:                s,
+	}
+	if o.withoutCRDs {
+		env.CRDDirectoryPaths, env.ErrorIfCRDPathMissing = nil, false
 	}
 	env.ControlPlane.Etcd = &envtest.Etcd{DataDir: etcdData, StartTimeout: time.Minute}
 	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir, StartTimeout: 2 * time.Minute}
@@ -191,12 +210,12 @@ func (e *Environment) Stop() error {
 // Main runs the tests of a package against one control plane: it starts it, stores it in *env, runs m and
 // stops it, then exits with the tests' result. When the binaries are missing it reports which make target
 // builds them and fails. Call it from TestMain.
-func Main(m *testing.M, env **Environment) {
+func Main(m *testing.M, env **Environment, opts ...Option) {
 	if isReaper() {
 		runReaper()
 		return
 	}
-	os.Exit(run(m, env))
+	os.Exit(run(m, env, opts...))
 }
 
 // MainForBenchmarks is Main for packages that hold only benchmarks: the control plane starts only when the run
@@ -214,8 +233,8 @@ func MainForBenchmarks(m *testing.M, env **Environment) {
 	os.Exit(run(m, env))
 }
 
-func run(m *testing.M, env **Environment) int {
-	e, err := Start()
+func run(m *testing.M, env **Environment, opts ...Option) int {
+	e, err := Start(opts...)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
 		return 1

@@ -41,8 +41,8 @@ limitations under the License.
 //
 // # Processes
 //
-// kube-controller-manager, kube-scheduler, koord-manager, koord-scheduler and KWOK run from Options.BinDir, each in a process group of its own (a Ctrl-C
-// at the terminal reaches koordctl only, which then stops them in order) and with a parent-death signal, so
-// they do not outlive koordctl. A component that exits while the cluster runs closes Failed, and Err names it
+// kube-controller-manager, kube-scheduler, koord-manager, koord-scheduler and KWOK run from Options.BinDir,
+// each in a process group of its own (a Ctrl-C at the terminal reaches koordctl only, which then stops them in
+// order) and with a parent-death signal, so they do not outlive koordctl. A component that exits while the cluster runs closes Failed, and Err names it
 // with the end of its log; kube-apiserver (and etcd behind it) is watched through /readyz.
 package cluster

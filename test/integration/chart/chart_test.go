@@ -1,0 +1,308 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chart
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/koord-dev/koord/apis/configuration"
+	"github.com/koord-dev/koord/pkg/koordlet"
+	"github.com/koord-dev/koord/pkg/manager"
+)
+
+// koordinatorValues is a values file written for Koordinator's chart.
+func koordinatorValues(t *testing.T) string {
+	return filepath.Join(chartDir(t), "ci", "koordinator-values.yaml")
+}
+
+func TestLint(t *testing.T) {
+	for name, args := range map[string][]string{
+		"defaults":                {},
+		"koordinator values file": {"-f", koordinatorValues(t)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if out, err := helm(t, append([]string{"lint", "--strict", chartDir(t)}, args...)...); err != nil {
+				t.Errorf("%v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestSchemaRejectsNonsense: the values schema names what is wrong.
+func TestSchemaRejectsNonsense(t *testing.T) {
+	tests := map[string]struct {
+		set, want string
+	}{
+		"negative replicas":   {set: "manager.replicas=-1", want: "/manager/replicas"},
+		"a typo":              {set: "scheduler.replica=2", want: "'replica' not allowed"},
+		"unknown policy":      {set: "webhookConfiguration.failurePolicy.pods=Never", want: "/webhookConfiguration/failurePolicy/pods"},
+		"timeout above 30":    {set: "webhookConfiguration.timeoutSeconds=31", want: "/webhookConfiguration/timeoutSeconds"},
+		"bad namespace":       {set: "installation.namespace=Koord_System", want: "/installation/namespace"},
+		"port out of range":   {set: "koordlet.metrics.port=70000", want: "/koordlet/metrics/port"},
+		"string for a switch": {set: "colocation.enable=yes", want: "/colocation/enable"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := helm(t, "template", "koord", chartDir(t), "--set", tc.set)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("--set %s: err %v, want one naming %q", tc.set, err, tc.want)
+			}
+		})
+	}
+}
+
+// container returns the first container of a rendered workload.
+func container(t *testing.T, obj *unstructured.Unstructured) corev1.Container {
+	t.Helper()
+	var spec corev1.PodTemplateSpec
+	raw, _, _ := unstructured.NestedMap(obj.Object, "spec", "template")
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &spec); err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Spec.Containers) == 0 {
+		t.Fatalf("%s %s has no containers", obj.GetKind(), obj.GetName())
+	}
+	return spec.Spec.Containers[0]
+}
+
+// TestComponentsParseTheirCommandLines parses the rendered command lines of koord-manager and koordlet with
+// their own flag sets, as their main functions do, so that a flag the binaries do not take never ships.
+func TestComponentsParseTheirCommandLines(t *testing.T) {
+	for name, args := range map[string][]string{"defaults": nil, "koordinator values file": {"-f", koordinatorValues(t)}} {
+		t.Run(name, func(t *testing.T) {
+			objs := render(t, args...)
+
+			m := container(t, find(t, objs, "Deployment", "koord-manager"))
+			mo := manager.DefaultOptions()
+			fs := pflag.NewFlagSet("koord-manager", pflag.ContinueOnError)
+			mo.AddFlags(fs)
+			logsapi.AddFlags(logsapi.NewLoggingConfiguration(), fs)
+			if err := fs.Parse(m.Args); err != nil {
+				t.Fatalf("koord-manager %v: %v", m.Args, err)
+			}
+			if err := mo.Validate(); err != nil {
+				t.Errorf("koord-manager %v: %v", m.Args, err)
+			}
+			if !mo.Webhook.OwnedByNamespace || mo.Webhook.ServiceNamespace != "koordinator-system" || !mo.LeaderElection {
+				t.Errorf("koord-manager options: owned by namespace %v, service namespace %q, leader election %v",
+					mo.Webhook.OwnedByNamespace, mo.Webhook.ServiceNamespace, mo.LeaderElection)
+			}
+
+			k := container(t, find(t, objs, "DaemonSet", "koordlet"))
+			ko := koordlet.DefaultOptions()
+			ko.NodeName = "node-1" // from $NODE_NAME in the pod
+			fs = pflag.NewFlagSet("koordlet", pflag.ContinueOnError)
+			ko.AddFlags(fs)
+			logsapi.AddFlags(logsapi.NewLoggingConfiguration(), fs)
+			if err := fs.Parse(koordlet.KoordinatorArgs(fs, k.Args)); err != nil {
+				t.Fatalf("koordlet %v: %v", k.Args, err)
+			}
+			if err := ko.Validate(); err != nil {
+				t.Errorf("koordlet %v: %v", k.Args, err)
+			}
+			if ko.CgroupRoot != "/host-cgroup" {
+				t.Errorf("koordlet --cgroup-root = %q, want the host mount /host-cgroup", ko.CgroupRoot)
+			}
+		})
+	}
+}
+
+// TestKoordinatorValues: what a Koordinator values file sets lands where Koordinator's chart puts it.
+func TestKoordinatorValues(t *testing.T) {
+	objs := render(t, "-f", koordinatorValues(t))
+	m := container(t, find(t, objs, "Deployment", "koord-manager"))
+	s := container(t, find(t, objs, "Deployment", "koord-scheduler"))
+	k := container(t, find(t, objs, "DaemonSet", "koordlet"))
+	got := []string{m.Image, s.Image, k.Image}
+	want := []string{
+		"registry.example.com/koordinator-sh/koord-manager:v1.8.0",
+		"registry.example.com/koordinator-sh/koord-scheduler:v1.8.0",
+		"registry.example.com/koordinator-sh/koordlet:v1.8.0",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("images (-want +got):\n%s", diff)
+	}
+	for _, arg := range []string{
+		"--feature-gates=PodMutatingWebhook=true,ElasticValidatingWebhook=true,NodeMutatingWebhook=false",
+		"--webhook-failure-policy=pods=Ignore,elasticquotas=Ignore,clustercolocationprofiles=Fail,configmaps=Fail",
+		"--webhook-timeout-seconds=30", "--v=2",
+	} {
+		if !slices.Contains(m.Args, arg) {
+			t.Errorf("koord-manager args %v lack %s", m.Args, arg)
+		}
+	}
+	if !slices.Contains(k.Args, "--feature-gates=BECPUEvict=true,BEMemoryEvict=true,CgroupReconcile=true,Accelerators=true") {
+		t.Errorf("koordlet args %v lack the feature gates", k.Args)
+	}
+	var d appsv1.Deployment
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(find(t, objs, "Deployment", "koord-manager").Object, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 1 {
+		t.Errorf("koord-manager replicas = %v, want 1", d.Spec.Replicas)
+	}
+	for _, o := range objs {
+		if o.GetKind() == "PodDisruptionBudget" {
+			t.Errorf("PodDisruptionBudget %s rendered for one replica", o.GetName())
+		}
+	}
+}
+
+// TestSLOControllerConfig: colocation is off unless colocation.enable, and sloControllerConfig adds keys that
+// koord-manager parses.
+func TestSLOControllerConfig(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args       []string
+		wantEnable bool
+		wantKeys   []string
+	}{
+		"defaults":      {wantKeys: []string{configuration.ColocationConfigKey}},
+		"colocation on": {args: []string{"--set", "colocation.enable=true"}, wantEnable: true, wantKeys: []string{configuration.ColocationConfigKey}},
+		"more keys": {
+			args: []string{
+				"--set", "colocation.enable=true",
+				"--set", "sloControllerConfig.colocation-config.metricReportIntervalSeconds=20",
+				"--set", "sloControllerConfig.resource-threshold-config.clusterStrategy.enable=true",
+			},
+			wantEnable: true,
+			wantKeys:   []string{configuration.ColocationConfigKey, "resource-threshold-config"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cm := find(t, render(t, tc.args...), "ConfigMap", configuration.SLOCtrlConfigMap)
+			data, _, _ := unstructured.NestedStringMap(cm.Object, "data")
+			keys := make([]string, 0, len(data))
+			for k := range data {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			if diff := cmp.Diff(tc.wantKeys, keys); diff != "" {
+				t.Errorf("keys (-want +got):\n%s", diff)
+			}
+			cfg, err := configuration.ParseColocationCfg(data[configuration.ColocationConfigKey])
+			if err != nil {
+				t.Fatalf("koord-manager cannot parse %s: %v\n%s", configuration.ColocationConfigKey, err, data[configuration.ColocationConfigKey])
+			}
+			if got := cfg.Enable != nil && *cfg.Enable; got != tc.wantEnable {
+				t.Errorf("colocation enable = %v, want %v", got, tc.wantEnable)
+			}
+		})
+	}
+}
+
+// TestMonitors: the optional ServiceMonitor and PodMonitors render when asked for (the monitoring CRDs are not
+// in the test apiserver, so they are checked, not applied).
+func TestMonitors(t *testing.T) {
+	objs := render(t, "--set", "koordlet.enableServiceMonitor=true", "--set", "manager.monitorEnabled=true", "--set", "scheduler.monitorEnabled=true")
+	find(t, objs, "ServiceMonitor", "koordlet-service-monitor")
+	find(t, objs, "Service", "koordlet-service")
+	find(t, objs, "PodMonitor", "koord-manager")
+	find(t, objs, "PodMonitor", "koord-scheduler")
+	for _, o := range render(t) {
+		if strings.HasPrefix(o.GetAPIVersion(), "monitoring.coreos.com/") {
+			t.Errorf("%s %s rendered by default", o.GetKind(), o.GetName())
+		}
+	}
+}
+
+// TestOnAPIServer installs the chart with Koordinator's values, upgrades it and uninstalls it, then applies
+// the rendered manifests of each value set with strict server-side field validation. One test, in this
+// order: helm install refuses objects that another manager created, and the apply leaves such objects behind.
+func TestOnAPIServer(t *testing.T) {
+	ctx := t.Context()
+	kc := kubeconfig(t)
+	ns := "koordinator-system"
+
+	t.Run("helm install, upgrade and uninstall", func(t *testing.T) {
+		if out, err := helm(t, "install", "koord", chartDir(t), "--kubeconfig", kc, "-n", "default", "-f", koordinatorValues(t)); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		for _, want := range []struct {
+			obj client.Object
+			key client.ObjectKey
+		}{
+			{&corev1.Namespace{}, client.ObjectKey{Name: ns}},
+			{&corev1.ConfigMap{}, client.ObjectKey{Namespace: ns, Name: configuration.SLOCtrlConfigMap}},
+			{&corev1.Service{}, client.ObjectKey{Namespace: ns, Name: "koordinator-webhook-service"}},
+			{&corev1.ServiceAccount{}, client.ObjectKey{Namespace: ns, Name: "koordlet"}},
+			{&appsv1.DaemonSet{}, client.ObjectKey{Namespace: ns, Name: "koordlet"}},
+			{&appsv1.Deployment{}, client.ObjectKey{Namespace: ns, Name: "koord-manager"}},
+			{&appsv1.Deployment{}, client.ObjectKey{Namespace: ns, Name: "koord-scheduler"}},
+		} {
+			if err := env.Client.Get(ctx, want.key, want.obj); err != nil {
+				t.Errorf("after helm install: %T %s: %v", want.obj, want.key, err)
+			}
+		}
+
+		if out, err := helm(t, "upgrade", "koord", chartDir(t), "--kubeconfig", kc, "-n", "default", "-f", koordinatorValues(t),
+			"--set", "colocation.enable=true"); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		cm := &corev1.ConfigMap{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: configuration.SLOCtrlConfigMap}, cm); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := configuration.ParseColocationCfg(cm.Data[configuration.ColocationConfigKey])
+		if err != nil || cfg.Enable == nil || !*cfg.Enable {
+			t.Errorf("after helm upgrade --set colocation.enable=true: colocation-config %q (%v)", cm.Data[configuration.ColocationConfigKey], err)
+		}
+
+		if out, err := helm(t, "uninstall", "koord", "--kubeconfig", kc, "-n", "default"); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		// There is no kube-controller-manager here to empty the namespace; what Helm deletes itself must be gone.
+		for _, name := range []string{"koord-manager", "koord-scheduler", "koordlet"} {
+			cr := &unstructured.Unstructured{}
+			cr.SetAPIVersion("rbac.authorization.k8s.io/v1")
+			cr.SetKind("ClusterRole")
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, cr); !apierrors.IsNotFound(err) {
+				t.Errorf("after helm uninstall: ClusterRole %s: %v, want not found", name, err)
+			}
+		}
+		got := &corev1.Namespace{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: ns}, got); err == nil && got.DeletionTimestamp == nil {
+			t.Errorf("after helm uninstall: namespace %s is not being deleted", ns)
+		}
+	})
+
+	for name, args := range map[string][]string{
+		"defaults":                {"--set", "installation.namespace=koord-defaults"},
+		"koordinator values file": {"-f", koordinatorValues(t), "--set", "installation.namespace=koord-koordinator"},
+		"colocation on, extra SLO keys, one replica": {
+			"--set", "installation.namespace=koord-custom", "--set", "colocation.enable=true",
+			"--set", "sloControllerConfig.resource-threshold-config.clusterStrategy.enable=true",
+			"--set", "manager.replicas=1", "--set", "scheduler.replicas=1", "--set", "imagePullSecrets[0].name=registry",
+		},
+	} {
+		t.Run("strict apply: "+name, func(t *testing.T) {
+			applyStrict(ctx, t, render(t, args...))
+		})
+	}
+}
