@@ -20,6 +20,11 @@ KUBE_LDFLAGS  = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
   -X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(patsubst v%,%,$(KUBE_VERSION)))) \
   -X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION)))
 TOOLS_MOD := hack/tools/go.mod hack/tools/go.sum
+# The real node's own binaries, from hack/tools/go.mod: kubelet, kube-proxy and containerd (static, as the
+# real-node notes say).
+REALNODE_BIN := $(BIN)/realnode
+REALNODE_BINARIES := $(REALNODE_BIN)/kubelet $(REALNODE_BIN)/kube-proxy $(REALNODE_BIN)/containerd
+CONTAINERD_TAGS := no_btrfs,no_devmapper,no_zfs
 
 export KOORD_BIN_DIR := $(BIN)
 
@@ -67,6 +72,14 @@ $(BIN)/kube-controller-manager: $(TOOLS_MOD)
 
 $(BIN)/helm: $(TOOLS_MOD)
 	$(GO) build -C hack/tools -o $@ helm.sh/helm/v4/cmd/helm
+
+$(REALNODE_BIN)/kubelet $(REALNODE_BIN)/kube-proxy: $(TOOLS_MOD)
+	$(GO) build -C hack/tools -ldflags '$(KUBE_LDFLAGS)' -o $@ k8s.io/kubernetes/cmd/$(notdir $@)
+
+$(REALNODE_BIN)/containerd: $(TOOLS_MOD)
+	CGO_ENABLED=0 $(GO) build -C hack/tools -tags $(CONTAINERD_TAGS) -o $(REALNODE_BIN)/ \
+	  github.com/containerd/containerd/v2/cmd/containerd github.com/containerd/containerd/v2/cmd/ctr \
+	  github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2
 
 .PHONY: build
 build: ## Build Koord's binaries (every cmd/<name>) into bin/.
@@ -119,6 +132,12 @@ test-unit: ## Run tests that need no control plane.
 .PHONY: test-integration
 test-integration: bin build ## Run the integration and end-to-end tests only.
 	$(GO) test $(GOFLAGS) $(TEST_FLAGS) ./test/...
+
+.PHONY: test-realnode
+test-realnode: bin $(REALNODE_BINARIES) ## Run the real-node suite: a one-node cluster (kubelet, containerd, runc), Koord installed with helm from the images (root; not beside another kubelet).
+	hack/realnode-deps.sh
+	$(MAKE) images IMAGE_PLATFORMS=linux/$$($(GO) env GOARCH)
+	KOORD_IMAGE_TAG=$(IMAGE_TAG) $(GO) test -tags realnode -count=1 -timeout 40m -v ./test/realnode/
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZ_TIME each.

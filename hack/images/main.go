@@ -33,6 +33,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/spf13/pflag"
+
+	"github.com/koord-dev/koord/hack/images/build"
 )
 
 // components are the images Koord ships and whether each must run as root: koordlet writes the host's
@@ -110,7 +112,7 @@ func run(args []string) error {
 		if !ok {
 			return fmt.Errorf("--components: unknown component %q (known: %s)", c, strings.Join(componentNames(), ", "))
 		}
-		spec := Spec{
+		spec := build.Spec{
 			Component: c,
 			Root:      root,
 			CABundle:  o.caBundle,
@@ -118,18 +120,18 @@ func run(args []string) error {
 		}
 		dockerPlatform := platforms[0]
 		for _, p := range platforms {
-			spec.Binaries = append(spec.Binaries, Binary{Platform: p, Path: filepath.Join(o.binaries, p.OS+"_"+p.Architecture, c)})
+			spec.Binaries = append(spec.Binaries, build.Binary{Platform: p, Path: filepath.Join(o.binaries, p.OS+"_"+p.Architecture, c)})
 			if p.Satisfies(native) {
 				dockerPlatform = p
 			}
 		}
-		idx, err := Build(spec)
+		idx, err := build.Build(spec)
 		if err != nil {
 			return err
 		}
 		ref := o.repository + "/" + c + ":" + o.tag
 		archive := filepath.Join(o.out, c+".tar")
-		if err := WriteArchive(archive, ref, idx, dockerPlatform); err != nil {
+		if err := build.WriteArchive(archive, ref, idx, dockerPlatform); err != nil {
 			return fmt.Errorf("write %s: %w", archive, err)
 		}
 		digest, err := idx.Digest()

@@ -14,7 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+// Package build makes container images from static binaries without a container engine: a multi-platform OCI
+// index per component (CA bundle, passwd and group, /tmp, and the binary at /<name>), written as one archive
+// that `ctr images import` and `docker load` both read. hack/images (make images) and the real-node suite's
+// test images use it.
+package build
 
 import (
 	"archive/tar"
@@ -43,6 +47,9 @@ const (
 	nonRootUID  = 65532
 	nonRootName = "nonroot"
 )
+
+// NonRootUser is the user:group a non-root image runs as.
+var NonRootUser = fmt.Sprintf("%d:%d", nonRootUID, nonRootUID)
 
 // Where the CA bundle lands in the image: the path Go's crypto/x509 reads first on Linux.
 const caBundlePath = "etc/ssl/certs/ca-certificates.crt"
