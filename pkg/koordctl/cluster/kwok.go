@@ -52,18 +52,69 @@ const (
 	nodeWorkers = 32
 )
 
+// AnnotationPodCompleteDelay on a pod of a Job is how long, in wall time (a Go duration), the fake node runs
+// it before it completes; without it the pod completes at once. It is KWOK's own key.
+const AnnotationPodCompleteDelay = "pod-complete.stage.kwok.x-k8s.io/delay"
+
 // DefaultKWOKStages are the KWOK stages a local cluster runs unless Options.KWOKStages replaces them: KWOK's
-// own defaults, as kwokctl uses them. Nodes become Ready and keep a lease; pods bound to them become Running;
-// pods of Jobs complete; deleted pods go.
+// own defaults, as kwokctl uses them, but for pod completion. Nodes become Ready and keep a lease; pods bound
+// to them become Running; pods of Jobs complete, after AnnotationPodCompleteDelay; deleted pods go.
 func DefaultKWOKStages() string {
 	return strings.Join([]string{
 		nodefast.DefaultNodeInit,
 		nodeheartbeat.DefaultNodeHeartbeatWithLease,
 		podfast.DefaultPodReady,
-		podfast.DefaultPodComplete,
+		podCompleteStage,
 		podfast.DefaultPodDelete,
 	}, "\n---\n")
 }
+
+// podCompleteStage is KWOK's fast pod-complete stage with the delay of its general one: a running pod of a Job
+// completes (exit code 0, phase Succeeded) after AnnotationPodCompleteDelay.
+const podCompleteStage = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-complete
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.phase'
+      operator: 'In'
+      values:
+      - 'Running'
+    - key: '.metadata.ownerReferences.[].kind'
+      operator: 'In'
+      values:
+      - 'Job'
+  delay:
+    durationMilliseconds: 0
+    durationFrom:
+      expressionFrom: '.metadata.annotations["` + AnnotationPodCompleteDelay + `"]'
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      {{ $root := . }}
+      containerStatuses:
+      {{ range $index, $item := .spec.containers }}
+      - image: {{ $item.image | Quote }}
+        name: {{ $item.name | Quote }}
+        ready: false
+        restartCount: 0
+        started: false
+        state:
+          terminated:
+            exitCode: 0
+            finishedAt: {{ $now | Quote }}
+            reason: Completed
+            startedAt: {{ $now | Quote }}
+      {{ end }}
+      phase: Succeeded
+`
 
 // kwokArgs are KWOK's flags: the administrator kubeconfig, the stage file, the nodes it manages.
 func kwokArgs(kubeconfig, stages string) []string {

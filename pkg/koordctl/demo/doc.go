@@ -26,11 +26,12 @@ limitations under the License.
 // shipped scenario, built into koordctl.
 //
 // Run follows the scenario's Timeline on the simulated node agents' time: it creates the services' pods at the
-// start, runs each job arrival as a Job controller would (Parallelism pods at a time until Count completed,
-// each completed once it ran for RunDuration, lost pods replaced; no kube-controller-manager runs in the local
-// cluster), and every sample interval records a Sample from the running cluster: the nodes' usage split into
-// LS, BE and system from the agents' snapshot, batch-cpu allocatable from the Nodes' status, the pods from the
-// apiserver and the agents' counters (suppressed moments, evictions, LS threshold breaches). WriteReport turns
+// start and a Job for each job arrival (Count completions, Parallelism pods at a time), whose pods
+// kube-controller-manager's Job controller creates and replaces when lost, and KWOK completes once they ran for
+// RunDuration of simulated time (cluster.AnnotationPodCompleteDelay); every sample interval it records a Sample
+// from the running cluster: the nodes' usage split into LS, BE and system from the agents' snapshot, batch-cpu
+// allocatable from the Nodes' status, the pods from the apiserver and the agents' counters (suppressed
+// moments, evictions, LS threshold breaches). WriteReport turns
 // the samples into report.html (inline SVG charts drawn by Chart, no scripts, no network), data.csv and a copy
 // of the scenario; PrintSummary prints the summary. NewCommand is the cobra command that starts the cluster
 // through package cluster, runs the scenario and writes the report, also when Ctrl-C ends it early.

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -41,6 +42,7 @@ import (
 	configv1alpha1 "github.com/koord-dev/koord/apis/config/v1alpha1"
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
+	"github.com/koord-dev/koord/pkg/koordctl/cluster"
 	"github.com/koord-dev/koord/pkg/sim"
 )
 
@@ -112,7 +114,6 @@ type runner struct {
 	pods  corelisters.PodLister
 	nodes corelisters.NodeLister
 
-	runs      []*jobRun
 	lastTotal sim.Counters
 	// nodeNames are the names of the nodes in the order of the samples' BatchCPU.
 	nodeNames []string
@@ -294,7 +295,6 @@ func (r *runner) loop(ctx context.Context, timeline []Action, progress Progress)
 			r.apply(ctx, timeline[0])
 			timeline = timeline[1:]
 		}
-		r.reconcileJobs(ctx)
 		if elapsed >= next || elapsed >= duration {
 			sm := r.sample()
 			samples = append(samples, sm)
@@ -332,63 +332,19 @@ func (r *runner) apply(ctx context.Context, a Action) {
 		created := r.create(ctx, pods)
 		logger.V(2).Info("Started a service", "service", svc.Name, "pods", created, "replicas", svc.Replicas)
 	case ActionStartJob:
-		run := newJobRun(a.Name, &r.s.Jobs[a.Index], r.clock.Now())
-		r.runs = append(r.runs, run)
-		logger.V(2).Info("A job arrived", "run", a.Name, "count", run.job.Count, "parallelism", run.job.Parallelism)
-	}
-}
-
-// reconcileJobs completes the job pods that have run their time and creates the pods the runs need.
-func (r *runner) reconcileJobs(ctx context.Context) {
-	logger := klog.FromContext(ctx)
-	now := r.clock.Now()
-	lookup := func(name string) (PodView, bool) {
-		p, err := r.pods.Pods(r.s.Namespace).Get(name)
+		job := &r.s.Jobs[a.Index]
+		annotation, err := r.s.UsageAnnotation(job.Usage, r.start)
 		if err != nil {
-			return PodView{}, false
+			logger.Error(err, "Could not encode the usage of a job", "job", job.Name)
 		}
-		return PodView{Phase: p.Status.Phase, Terminating: p.DeletionTimestamp != nil}, true
-	}
-	var pods []*corev1.Pod
-	var owners []*jobRun
-	active := r.runs[:0]
-	for _, run := range r.runs {
-		complete, create := run.plan(now, lookup)
-		for _, name := range complete {
-			if err := r.complete(ctx, name); err != nil {
-				if ctx.Err() == nil {
-					logger.V(2).Info("Could not complete a job pod; retrying", "pod", klog.KRef(r.s.Namespace, name), "err", err)
-				}
-				continue
+		j := r.batchJob(job, a.Name, annotation)
+		if _, err := r.env.Kube.BatchV1().Jobs(r.s.Namespace).Create(ctx, j, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			if ctx.Err() == nil {
+				logger.Error(err, "Could not create a Job of the scenario", "job", klog.KObj(j))
 			}
-			run.completed(name)
+			return
 		}
-		if len(create) > 0 {
-			annotation, err := r.s.UsageAnnotation(run.job.Usage, r.start)
-			if err != nil {
-				logger.Error(err, "Could not encode the usage of a job", "job", run.job.Name)
-			}
-			for _, name := range create {
-				pods = append(pods, r.jobPod(run.job, run.name, name, annotation))
-				owners = append(owners, run)
-			}
-		}
-		if run.done() {
-			logger.V(2).Info("A job run completed", "run", run.name, "lost", run.lost,
-				"took", now.Sub(run.started))
-			continue
-		}
-		active = append(active, run)
-	}
-	r.runs = active
-	if len(pods) == 0 {
-		return
-	}
-	ok := r.createEach(ctx, pods)
-	for i, created := range ok {
-		if created {
-			owners[i].created(pods[i].Name)
-		}
+		logger.V(2).Info("A job arrived", "run", a.Name, "count", job.Count, "parallelism", job.Parallelism)
 	}
 }
 
@@ -425,36 +381,6 @@ func (r *runner) createEach(ctx context.Context, pods []*corev1.Pod) []bool {
 	return ok
 }
 
-// complete makes a job pod complete, as the kubelet would when its container exits 0: phase Succeeded, its
-// containers terminated with reason Completed.
-func (r *runner) complete(ctx context.Context, name string) error {
-	cached, err := r.pods.Pods(r.s.Namespace).Get(name)
-	if err != nil {
-		return err
-	}
-	pod := cached.DeepCopy()
-	now := metav1.NewTime(r.env.Base.Now())
-	pod.Status.Phase = corev1.PodSucceeded
-	for i := range pod.Status.Conditions {
-		if c := &pod.Status.Conditions[i]; c.Type == corev1.PodReady || c.Type == corev1.ContainersReady {
-			c.Status, c.LastTransitionTime = corev1.ConditionFalse, now
-		}
-	}
-	for i := range pod.Status.ContainerStatuses {
-		cs := &pod.Status.ContainerStatuses[i]
-		started := now
-		if cs.State.Running != nil {
-			started = cs.State.Running.StartedAt
-		}
-		cs.Ready, cs.Started = false, ptr.To(false)
-		cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-			ExitCode: 0, Reason: "Completed", StartedAt: started, FinishedAt: now,
-		}}
-	}
-	_, err = r.env.Kube.CoreV1().Pods(r.s.Namespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
-	return err
-}
-
 // servicePod returns pod name of svc: LS, koord-prod, for koord-scheduler.
 func (r *runner) servicePod(svc *Service, name, usage string) *corev1.Pod {
 	pod := r.pod(name, svc.Name, svc.Requests, usage)
@@ -464,14 +390,48 @@ func (r *runner) servicePod(svc *Service, name, usage string) *corev1.Pod {
 }
 
 // jobPod returns pod name of a run of job: koord-batch, labelled for the scenario's ClusterColocationProfile,
-// which makes it BE and koord-manager's webhook turns its requests into batch resources.
+// which makes it BE and koord-manager's webhook turns its requests into batch resources. KWOK completes it
+// once it has run for the job's RunDuration of simulated time (AnnotationPodCompleteDelay, in wall time).
 func (r *runner) jobPod(job *Job, run, name, usage string) *corev1.Pod {
 	pod := r.pod(name, job.Name, job.Requests, usage)
 	pod.Labels[LabelRun] = run
 	pod.Labels[LabelBatch] = "true"
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	speed := r.env.Speed
+	if speed <= 0 {
+		speed = 1
+	}
+	wall := time.Duration(float64(job.RunDuration.Duration) / speed)
+	pod.Annotations[cluster.AnnotationPodCompleteDelay] = wall.Round(time.Millisecond).String()
 	pod.Spec.PriorityClassName = string(extension.PriorityBatch)
 	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
 	return pod
+}
+
+// batchJob returns the Job of a run of job: Count completions, Parallelism pods at a time, from jobPod's
+// template. kube-controller-manager's Job controller creates the pods and replaces lost ones; pods evicted by
+// the node agents (condition DisruptionTarget) do not count against the backoff limit.
+func (r *runner) batchJob(job *Job, run, usage string) *batchv1.Job {
+	tmpl := r.jobPod(job, run, "", usage)
+	tmpl.Namespace = ""
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: run, Namespace: r.s.Namespace,
+			Labels: map[string]string{LabelScenario: r.s.Name, LabelWorkload: job.Name, LabelRun: run},
+		},
+		Spec: batchv1.JobSpec{
+			Completions:  ptr.To(int32(job.Count)),
+			Parallelism:  ptr.To(int32(job.Parallelism)),
+			BackoffLimit: ptr.To(int32(job.Count)),
+			PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
+				Action:          batchv1.PodFailurePolicyActionIgnore,
+				OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget}},
+			}}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: tmpl.ObjectMeta, Spec: tmpl.Spec},
+		},
+	}
 }
 
 // pod returns the common part of the scenario's pods.

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +30,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/koordctl/cluster"
 	"github.com/koord-dev/koord/pkg/sim"
 )
 
@@ -116,7 +118,7 @@ func TestPods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &runner{s: s}
+	r := &runner{s: s, env: Env{Speed: 60}}
 	svc := r.servicePod(&s.Services[0], "web-0", `{"cpu":{"type":"constant","value":"1"}}`)
 	job := r.jobPod(&s.Jobs[0], "batch-1", "batch-1-0", "")
 	type view struct {
@@ -146,8 +148,10 @@ func TestPods(t *testing.T) {
 		"job pod: koord-batch, for the profile, plain requests": {
 			tc: job,
 			want: view{
-				Labels:   map[string]string{LabelScenario: "small", LabelWorkload: "batch", LabelRun: "batch-1", LabelBatch: "true"},
-				Priority: "koord-batch", Scheduler: "koord-scheduler", Restart: corev1.RestartPolicyNever,
+				Labels: map[string]string{LabelScenario: "small", LabelWorkload: "batch", LabelRun: "batch-1", LabelBatch: "true"},
+				// A run duration of 1h at 60 times real speed.
+				Annotations: map[string]string{cluster.AnnotationPodCompleteDelay: "1m0s"},
+				Priority:    "koord-batch", Scheduler: "koord-scheduler", Restart: corev1.RestartPolicyNever,
 				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3"), corev1.ResourceMemory: resource.MustParse("4Gi")},
 			},
 		},
@@ -158,5 +162,24 @@ func TestPods(t *testing.T) {
 				t.Errorf("pod (-want,+got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestBatchJob: a job's arrival is a Job of Count completions, Parallelism at a time, whose evicted pods do not
+// count against its backoff limit, with the job pod as template.
+func TestBatchJob(t *testing.T) {
+	s, err := Load([]byte(validScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{s: s, env: Env{Speed: 60}}
+	j := r.batchJob(&s.Jobs[0], "batch-1", "")
+	got := []any{j.Name, j.Namespace, *j.Spec.Completions, *j.Spec.Parallelism, j.Spec.PodFailurePolicy.Rules[0].Action,
+		j.Spec.PodFailurePolicy.Rules[0].OnPodConditions[0].Type, j.Spec.Template.Labels[LabelBatch], j.Spec.Template.Namespace,
+		j.Spec.Template.Spec.RestartPolicy}
+	want := []any{"batch-1", s.Namespace, int32(12), int32(6), batchv1.PodFailurePolicyActionIgnore, corev1.DisruptionTarget, "true", "",
+		corev1.RestartPolicyNever}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Job (-want,+got):\n%s", diff)
 	}
 }

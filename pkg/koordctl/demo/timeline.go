@@ -20,12 +20,10 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/koord-dev/koord/pkg/sim"
@@ -114,95 +112,4 @@ func (s *Scenario) shiftPeak(p *Profile, start time.Time) *Profile {
 	c := *p
 	c.Peak = &metav1.Duration{Duration: shifted}
 	return &c
-}
-
-// PodView is what the cluster says of one pod of a job run.
-type PodView struct {
-	// Phase is the pod's phase.
-	Phase corev1.PodPhase
-	// Terminating tells that the pod is being deleted (e.g. evicted).
-	Terminating bool
-}
-
-// jobRun is one arrival of a job, run like a Job controller would: it keeps Parallelism pods going until Count
-// have completed, completes a pod once it has run for RunDuration, and replaces pods that were lost (evicted,
-// deleted or failed).
-type jobRun struct {
-	name string
-	job  *Job
-	// started is when the run arrived, in simulated time.
-	started time.Time
-	// next is the index of the next pod to create.
-	next int
-	// pods are the pods created and not finished, by name.
-	pods map[string]*runPod
-	// succeeded and lost count the pods that completed and those lost.
-	succeeded, lost int
-}
-
-// runPod is what a run remembers of one of its pods.
-type runPod struct {
-	// seen tells that the cluster has shown the pod, so that its absence means it is gone.
-	seen bool
-	// runningSince is when the pod was first seen Running; zero before.
-	runningSince time.Time
-}
-
-// newJobRun returns the run name of job, arrived at now.
-func newJobRun(name string, job *Job, now time.Time) *jobRun {
-	return &jobRun{name: name, job: job, started: now, pods: map[string]*runPod{}}
-}
-
-// done reports whether Count pods have completed.
-func (r *jobRun) done() bool { return r.succeeded >= r.job.Count }
-
-// plan looks at the run's pods at now through lookup (false for a pod the cluster does not have) and returns
-// the pods that have run for RunDuration and are to complete now, and the names of the pods to create so that
-// Parallelism run, within what Count still needs. A pod that was seen and is gone, terminating or failed counts
-// as lost and is replaced. Call created and completed with the outcome of each.
-func (r *jobRun) plan(now time.Time, lookup func(name string) (PodView, bool)) (complete, create []string) {
-	for _, name := range slices.Sorted(maps.Keys(r.pods)) {
-		p := r.pods[name]
-		v, ok := lookup(name)
-		switch {
-		case !ok && !p.seen:
-			// Created but not in the cache yet.
-			continue
-		case !ok || v.Terminating || v.Phase == corev1.PodFailed:
-			delete(r.pods, name)
-			r.lost++
-			continue
-		}
-		p.seen = true
-		switch v.Phase {
-		case corev1.PodSucceeded:
-			delete(r.pods, name)
-			r.succeeded++
-		case corev1.PodRunning:
-			if p.runningSince.IsZero() {
-				p.runningSince = now
-			}
-			if now.Sub(p.runningSince) >= r.job.RunDuration.Duration {
-				complete = append(complete, name)
-			}
-		}
-	}
-	active := len(r.pods) - len(complete)
-	remaining := r.job.Count - r.succeeded - len(complete) - active
-	for range max(0, min(r.job.Parallelism-active, remaining)) {
-		create = append(create, r.name+"-"+strconv.Itoa(r.next))
-		r.next++
-	}
-	return complete, create
-}
-
-// created records that pod name was created.
-func (r *jobRun) created(name string) { r.pods[name] = &runPod{} }
-
-// completed records that pod name was made to complete.
-func (r *jobRun) completed(name string) {
-	if _, ok := r.pods[name]; ok {
-		delete(r.pods, name)
-		r.succeeded++
-	}
 }

@@ -18,12 +18,10 @@ package demo
 
 import (
 	"math"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -122,77 +120,5 @@ func TestUsageAnnotation(t *testing.T) {
 	}
 	if v, err := (&Scenario{}).UsageAnnotation(nil, time.Unix(0, 0)); err != nil || v != "" {
 		t.Errorf("UsageAnnotation(nil) = %q, %v; want empty", v, err)
-	}
-}
-
-// TestJobRun drives one run through its life: pods created up to the parallelism, completed after the run
-// duration, lost pods replaced, until the count has completed.
-func TestJobRun(t *testing.T) {
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	job := &Job{Name: "etl", Count: 3, Parallelism: 2, RunDuration: metav1.Duration{Duration: time.Hour}}
-	r := newJobRun("etl-1", job, start)
-	cluster := map[string]PodView{}
-	lookup := func(name string) (PodView, bool) { v, ok := cluster[name]; return v, ok }
-
-	type step struct {
-		at           time.Duration
-		cluster      map[string]PodView // replaces the cluster's pods before the step; nil keeps them
-		wantComplete []string
-		wantCreate   []string
-		wantDone     bool
-	}
-	running := PodView{Phase: corev1.PodRunning}
-	pending := PodView{Phase: corev1.PodPending}
-	steps := []step{
-		{at: 0, wantCreate: []string{"etl-1-0", "etl-1-1"}},
-		// Not in the cache yet: still counted as active.
-		{at: time.Minute},
-		{at: 2 * time.Minute, cluster: map[string]PodView{"etl-1-0": running, "etl-1-1": pending}},
-		{at: 30 * time.Minute, cluster: map[string]PodView{"etl-1-0": running, "etl-1-1": running}},
-		// etl-1-0 ran since 2m: an hour later it completes, and the third pod starts.
-		{at: 62 * time.Minute, wantComplete: []string{"etl-1-0"}, wantCreate: []string{"etl-1-2"}},
-		// etl-1-1 is evicted: replaced.
-		{at: 70 * time.Minute, cluster: map[string]PodView{"etl-1-0": {Phase: corev1.PodSucceeded}, "etl-1-1": {Phase: corev1.PodRunning, Terminating: true}}, wantCreate: []string{"etl-1-3"}},
-		{at: 80 * time.Minute, cluster: map[string]PodView{"etl-1-0": {Phase: corev1.PodSucceeded}, "etl-1-2": running, "etl-1-3": running}},
-		{at: 140 * time.Minute, wantComplete: []string{"etl-1-2", "etl-1-3"}, wantDone: true},
-	}
-	for _, st := range steps {
-		if st.cluster != nil {
-			cluster = st.cluster
-		}
-		complete, create := r.plan(start.Add(st.at), lookup)
-		if diff := cmp.Diff(st.wantComplete, complete); diff != "" {
-			t.Errorf("at %s: pods to complete (-want,+got):\n%s", st.at, diff)
-		}
-		if diff := cmp.Diff(st.wantCreate, create); diff != "" {
-			t.Errorf("at %s: pods to create (-want,+got):\n%s", st.at, diff)
-		}
-		for _, name := range complete {
-			r.completed(name)
-		}
-		for _, name := range create {
-			r.created(name)
-		}
-		if got := r.done(); got != st.wantDone {
-			t.Errorf("at %s: done = %t, want %t", st.at, got, st.wantDone)
-		}
-	}
-	if diff := cmp.Diff([2]int{3, 1}, [2]int{r.succeeded, r.lost}); diff != "" {
-		t.Errorf("succeeded and lost (-want,+got):\n%s", diff)
-	}
-}
-
-func TestJobRunCreateFailure(t *testing.T) {
-	job := &Job{Name: "j", Count: 2, Parallelism: 2, RunDuration: metav1.Duration{Duration: time.Hour}}
-	r := newJobRun("j-1", job, time.Unix(0, 0))
-	none := func(string) (PodView, bool) { return PodView{}, false }
-	_, create := r.plan(time.Unix(0, 0), none)
-	r.created(create[0]) // the second creation failed
-	_, again := r.plan(time.Unix(60, 0), none)
-	if diff := cmp.Diff([]string{"j-1-2"}, again); diff != "" {
-		t.Errorf("pods to create after a failed creation (-want,+got):\n%s", diff)
-	}
-	if !strings.HasPrefix(create[1], "j-1-") {
-		t.Errorf("pod name %q lacks the run's prefix", create[1])
 	}
 }

@@ -26,7 +26,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,6 +58,27 @@ func preflight(opts Options) (func(), error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("a real node needs root (kubelet, containerd, cgroups, iptables)")
 	}
+	f, err := os.OpenFile(lockFile, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("another real node runs on this machine (%s is locked): one kubelet per machine", lockFile)
+	}
+	unlock := func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); _ = f.Close() }
+	if err := checkHost(opts); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// checkHost refuses a machine where a kubelet runs, and names what the node needs and does not find.
+func checkHost(opts Options) error {
+	if pids := processesNamed("kubelet"); len(pids) > 0 {
+		return fmt.Errorf("a kubelet already runs on this machine (pid %v): it owns the kubepods cgroups, and a second one would kill its containers", pids)
+	}
 	var missing []string
 	for tool, pkg := range hostTools {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -81,26 +101,13 @@ func preflight(opts Options) (func(), error) {
 		}
 	}
 	if len(missing) > 0 {
-		sort.Strings(missing)
-		return nil, fmt.Errorf("missing: %s", strings.Join(missing, ", "))
+		slices.Sort(missing)
+		return fmt.Errorf("missing: %s", strings.Join(missing, ", "))
 	}
 	if entries, err := os.ReadDir(opts.Dir); err == nil && len(entries) > 0 {
-		return nil, fmt.Errorf("%s is not empty", opts.Dir)
+		return fmt.Errorf("%s is not empty", opts.Dir)
 	}
-	f, err := os.OpenFile(lockFile, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("another real node runs on this machine (%s is locked): one kubelet per machine", lockFile)
-	}
-	unlock := func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); _ = f.Close() }
-	if pids := processesNamed("kubelet"); len(pids) > 0 {
-		unlock()
-		return nil, fmt.Errorf("a kubelet already runs on this machine (pid %v): it owns the kubepods cgroups, and a second one would kill its containers", pids)
-	}
-	return unlock, nil
+	return nil
 }
 
 // hostState is what Start found on the machine, for Stop to restore and Leftovers to compare against.
