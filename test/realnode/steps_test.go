@@ -96,16 +96,7 @@ func createRunning(t *testing.T, pod *corev1.Pod) *corev1.Pod {
 	if _, err := env.kube.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var got *corev1.Pod
-	eventually(t, 2*time.Minute, "pod "+pod.Name+" running", func(ctx context.Context) (bool, string) {
-		p, err := env.kube.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		got = p
-		return p.Status.Phase == corev1.PodRunning, fmt.Sprintf("phase %s, node %q, conditions %v", p.Status.Phase, p.Spec.NodeName, p.Status.Conditions)
-	})
-	return got
+	return createdRunning(t, pod)
 }
 
 // lsBurner is the LS pod: one busy thread in a Guaranteed pod of one core.

@@ -206,6 +206,18 @@ func (c *Cluster) startScheduler(ctx context.Context, base []byte) error {
 // off: the simulated nodes' health is KWOK's, and under load (a thousand nodes on two cores) a late heartbeat
 // would taint the nodes and evict their pods.
 func controllerManagerArgs(kubeconfig, certDir string, port int) []string {
+	return append(kubeComponentArgs(kubeconfig, certDir, port),
+		"--use-service-account-credentials=false",
+		"--controllers=*,-nodelifecycle,-nodeipam",
+		"--kube-api-qps=200",
+		"--kube-api-burst=400",
+	)
+}
+
+// kubeComponentArgs are the flags kube-controller-manager and kube-scheduler share in a local cluster: the
+// administrator kubeconfig for the API and for delegated authentication and authorization, secure serving on
+// 127.0.0.1:port, no leader election.
+func kubeComponentArgs(kubeconfig, certDir string, port int) []string {
 	return []string{
 		"--kubeconfig=" + kubeconfig,
 		"--authentication-kubeconfig=" + kubeconfig,
@@ -214,25 +226,13 @@ func controllerManagerArgs(kubeconfig, certDir string, port int) []string {
 		"--secure-port=" + strconv.Itoa(port),
 		"--cert-dir=" + certDir,
 		"--leader-elect=false",
-		"--use-service-account-credentials=false",
-		"--controllers=*,-nodelifecycle,-nodeipam",
-		"--kube-api-qps=200",
-		"--kube-api-burst=400",
 	}
 }
 
 // defaultSchedulerArgs are kube-scheduler's flags in a local cluster: its default profile (default-scheduler),
 // the administrator kubeconfig, secure serving on 127.0.0.1:port, no leader election.
 func defaultSchedulerArgs(kubeconfig, certDir string, port int) []string {
-	return []string{
-		"--kubeconfig=" + kubeconfig,
-		"--authentication-kubeconfig=" + kubeconfig,
-		"--authorization-kubeconfig=" + kubeconfig,
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(port),
-		"--cert-dir=" + certDir,
-		"--leader-elect=false",
-	}
+	return kubeComponentArgs(kubeconfig, certDir, port)
 }
 
 // startKubeComponents starts kube-controller-manager and kube-scheduler (default-scheduler), so that

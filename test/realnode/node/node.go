@@ -420,30 +420,24 @@ conntrack: {maxPerCore: 0}
 	if _, err := n.start("kube-proxy", []string{"--config=" + n.path("kube-proxy.yaml"), "--v=2"}); err != nil {
 		return err
 	}
-	kcm, err := n.start("kube-controller-manager", []string{
-		"--kubeconfig=" + n.Kubeconfig,
-		"--authentication-kubeconfig=" + n.Kubeconfig,
-		"--authorization-kubeconfig=" + n.Kubeconfig,
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(ports[2]),
-		"--cert-dir=" + n.path("kube-controller-manager"),
-		"--leader-elect=false",
+	// Both with the administrator's kubeconfig for the API and for delegated authentication and
+	// authorization, secure serving on 127.0.0.1, no leader election.
+	common := func(name string, port int) []string {
+		return []string{
+			"--kubeconfig=" + n.Kubeconfig, "--authentication-kubeconfig=" + n.Kubeconfig,
+			"--authorization-kubeconfig=" + n.Kubeconfig, "--bind-address=127.0.0.1",
+			"--secure-port=" + strconv.Itoa(port), "--cert-dir=" + n.path(name), "--leader-elect=false",
+		}
+	}
+	kcm, err := n.start("kube-controller-manager", append(common("kube-controller-manager", ports[2]),
 		"--use-service-account-credentials=false",
-		"--root-ca-file=" + n.pki.path(caCertFile),
-		"--service-account-private-key-file=" + n.pki.path(saKeyFile),
-	})
+		"--root-ca-file="+n.pki.path(caCertFile),
+		"--service-account-private-key-file="+n.pki.path(saKeyFile),
+	))
 	if err != nil {
 		return err
 	}
-	if _, err := n.start("kube-scheduler", []string{
-		"--kubeconfig=" + n.Kubeconfig,
-		"--authentication-kubeconfig=" + n.Kubeconfig,
-		"--authorization-kubeconfig=" + n.Kubeconfig,
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(ports[3]),
-		"--cert-dir=" + n.path("kube-scheduler"),
-		"--leader-elect=false",
-	}); err != nil {
+	if _, err := n.start("kube-scheduler", common("kube-scheduler", ports[3])); err != nil {
 		return err
 	}
 	kube, err := kubernetes.NewForConfig(n.Config)
