@@ -100,7 +100,7 @@ images: ## Build one multi-platform OCI image archive per component into bin/ima
 ##@ Code
 
 .PHONY: generate
-generate: ## Regenerate deepcopy functions, CRD manifests, clientset, listers and informers.
+generate: ## Regenerate deepcopy functions, CRD manifests, RBAC roles, clientset, listers, informers, docs/metrics.md and the chart's copies of config/.
 	hack/update-codegen.sh
 
 .PHONY: fmt
