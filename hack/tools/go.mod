@@ -1,7 +1,8 @@
 // Programs Koord's builds and tests run whose dependencies do not belong in Koord's go.mod: the Kubernetes
-// components of local and real-node clusters (kube-controller-manager, kube-scheduler, kubelet, kube-proxy),
-// containerd and helm. The Makefile builds them into bin/ with `go build -C hack/tools`; the replace block is
-// go.mod's, so that they are built from the same Kubernetes release as Koord.
+// components of local and real-node clusters (kube-controller-manager, kubelet, kube-proxy; kube-scheduler is
+// built from Koord's go.mod, which koord-scheduler needs anyway), containerd and helm. The Makefile builds
+// them into bin/ with `go build -C hack/tools`; the replace block is go.mod's, so that they are built from the
+// same Kubernetes release as Koord.
 module github.com/koord-dev/koord/hack/tools
 
 go 1.26.6
@@ -48,7 +49,6 @@ tool (
 	helm.sh/helm/v4/cmd/helm
 	k8s.io/kubernetes/cmd/kube-controller-manager
 	k8s.io/kubernetes/cmd/kube-proxy
-	k8s.io/kubernetes/cmd/kube-scheduler
 	k8s.io/kubernetes/cmd/kubelet
 )
 
