@@ -51,6 +51,7 @@ import (
 // The extension points of every plugin, checked at build time: a plugin that stops implementing one its
 // README and the shipped profile use fails to build. Each plugin's README says what it does at each.
 var (
+	_ fwk.PreFilterPlugin   = (*loadaware.Plugin)(nil)
 	_ fwk.FilterPlugin      = (*loadaware.Plugin)(nil)
 	_ fwk.ScorePlugin       = (*loadaware.Plugin)(nil)
 	_ fwk.ReservePlugin     = (*loadaware.Plugin)(nil)

@@ -422,3 +422,26 @@ func TestFilterFollowsNodeState(t *testing.T) {
 		t.Errorf("expired rejections counted = %v, want 1", got)
 	}
 }
+
+// TestPreFilterComputesThePodStateOnce: PreFilter writes the pod's state into the cycle; Filter and Score of
+// the same cycle use that state, whatever changes in the pod object after it.
+func TestPreFilterComputesThePodStateOnce(t *testing.T) {
+	node := utiltesting.MakeNode("n1").Allocatable(utiltesting.Resources("cpu", "8", "memory", "16Gi")).Obj()
+	metric := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now).NodeUsage(utiltesting.Resources("cpu", "2", "memory", "1Gi")).Obj()
+	f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](t, nil), []*slov1alpha1.NodeMetric{metric}, nil)
+	pod := utiltesting.MakePod("p").Req(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj()
+	cycle := framework.NewCycleState()
+	if res, st := f.plugin.PreFilter(f.Ctx, cycle, pod, nil); res != nil || !st.IsSuccess() {
+		t.Fatalf("PreFilter = %v, %v; want no node restriction and success", res, st)
+	}
+	written, err := cycle.Read(stateKey)
+	if err != nil {
+		t.Fatalf("PreFilter wrote no state: %v", err)
+	}
+	if got := f.plugin.podStateOf(f.Ctx, cycle, pod); got != written {
+		t.Errorf("Filter's state %p is not the one PreFilter wrote (%p)", got, written)
+	}
+	if st := f.plugin.Filter(f.Ctx, cycle, pod, plugintest.NodeInfo(node)); !st.IsSuccess() {
+		t.Errorf("Filter after PreFilter = %v, want success", st)
+	}
+}

@@ -28,6 +28,10 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
+	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
@@ -221,5 +225,28 @@ func TestHintsUpdateTheCaches(t *testing.T) {
 	}
 	if n := f.plugin.nodes.Len("n1"); n != 0 {
 		t.Errorf("assigned pods on n1 after the delete hint = %d, want 0", n)
+	}
+}
+
+// TestProfileWithPreFilter: a profile that enables the plugin at PreFilter too, as Koordinator's configurations
+// do, builds, and its PreFilter leaves the pod's state for the cycle's Filter.
+func TestProfileWithPreFilter(t *testing.T) {
+	node := utiltesting.MakeNode("n1").Allocatable(utiltesting.Resources("cpu", "8", "memory", "16Gi")).Obj()
+	env := plugintest.New(t, plugintest.WithSnapshot(nil, []*corev1.Node{node}))
+	args := plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](t, nil)
+	var plugin *Plugin
+	fh := env.Framework(t, "koord-scheduler",
+		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
+		tf.RegisterPluginAsExtensions(Name, plugintest.Capture(env, NewFactory(env.CRDs, plugins.WithClock(env.Clock)), args, &plugin),
+			"PreFilter", "Filter", "Score", "Reserve"),
+		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
+	)
+	pod := utiltesting.MakePod("p").Req(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj()
+	cycle := framework.NewCycleState()
+	if _, st, _ := fh.RunPreFilterPlugins(env.Ctx, cycle, pod); !st.IsSuccess() {
+		t.Fatalf("RunPreFilterPlugins = %v", st)
+	}
+	if _, err := cycle.Read(stateKey); err != nil {
+		t.Errorf("PreFilter left no state for the cycle: %v", err)
 	}
 }
