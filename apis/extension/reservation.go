@@ -158,3 +158,21 @@ func SetReservationAffinity(obj metav1.Object, affinity *ReservationAffinity) er
 func IsReservationIgnored(pod *corev1.Pod) bool {
 	return pod != nil && pod.Labels[LabelReservationIgnored] == "true"
 }
+
+// Labels of reserve pods: the pods koord-scheduler's Reservation controller creates so that kube-scheduler
+// places Reservations. A reserve pod goes through every scheduler plugin like any pod, but its Bind turns the
+// placement into its Reservation's status and deletes it; it never runs. koord-manager's pod webhooks and the
+// ElasticQuota plugin leave reserve pods alone; IsReservePod tells them apart.
+const (
+	// LabelReservePod ("true") marks a reserve pod.
+	LabelReservePod = SchedulingDomainPrefix + "reserve-pod"
+	// LabelReservationName is the name of the Reservation a reserve pod places.
+	LabelReservationName = SchedulingDomainPrefix + "reservation-name"
+	// LabelReservationUID is the UID of the Reservation a reserve pod places.
+	LabelReservationUID = SchedulingDomainPrefix + "reservation-uid"
+)
+
+// IsReservePod reports whether pod is a reserve pod.
+func IsReservePod(pod *corev1.Pod) bool {
+	return pod != nil && pod.Labels[LabelReservePod] == "true" && pod.Labels[LabelReservationName] != ""
+}

@@ -26,8 +26,8 @@ limitations under the License.
 //   - ObjectOf and PodOf get the object of an event; NodesOf the two nodes of a node event.
 //   - NodeMetricEvents, ElasticQuotaEvents, PodGroupEvents and ReservationEvents are the event resources of
 //     Koord's CRDs as kube-scheduler's queue names them.
-//   - IsReservePod tells the Reservation plugin's reserve pods apart, for the plugins that treat them
-//     differently.
+//   - extension.IsReservePod (apis/extension) tells the Reservation plugin's reserve pods apart, for the plugins
+//     that treat them differently.
 //   - Feed is the one rule for queueing hints that feed a plugin's state; read its doc before writing a hint.
 //
 // Each plugin package has the same layout: plugin.go (Name, the plugin type, its factory and the var _ block

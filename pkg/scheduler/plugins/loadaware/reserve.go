@@ -23,7 +23,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	"github.com/koord-dev/koord/apis/extension"
 )
 
 // Reserve records the pod on the node in the assign cache, so that it counts on the node until the node's
@@ -34,7 +34,7 @@ import (
 // the node until its deletion reached the pod informer, and kube-scheduler requeues nothing on that deletion
 // (it happens inside the pod's binding cycle): a pod rejected in between waited for the periodic flush.
 func (p *Plugin) Reserve(ctx context.Context, cycle fwk.CycleState, pod *corev1.Pod, nodeName string) *fwk.Status {
-	if plugins.IsReservePod(pod) {
+	if extension.IsReservePod(pod) {
 		return nil
 	}
 	ps := p.podStateOf(ctx, cycle, pod)

@@ -29,7 +29,6 @@ import (
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
@@ -251,7 +250,7 @@ func TestAssignedUsageMemo(t *testing.T) {
 func TestReservePodsAreNotAssigned(t *testing.T) {
 	f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs, configv1.LoadAwareSchedulingArgs](t, nil), nil, nil)
 	reservePod := utiltesting.MakePod("r1").Req(utiltesting.Resources("cpu", "6")).
-		Label(plugins.LabelReservePod, "true").Label(plugins.LabelReservationName, "r1").Obj()
+		Label(extension.LabelReservePod, "true").Label(extension.LabelReservationName, "r1").Obj()
 	f.reserve(t, reservePod, "n1")
 	f.reserve(t, utiltesting.MakePod("p1").Req(utiltesting.Resources("cpu", "1")).Obj(), "n1")
 	if got := f.plugin.nodes.Len("n1"); got != 1 {

@@ -29,8 +29,8 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
 )
 
@@ -43,11 +43,11 @@ var errNotPending = errors.New("the reservation is gone, was recreated or is no 
 // that the next bind plugin (DefaultBinder) binds it, and Error when the status cannot be written; a reserve
 // pod whose Reservation is gone or already placed is deleted.
 func (p *Plugin) Bind(ctx context.Context, _ fwk.CycleState, pod *corev1.Pod, nodeName string) *fwk.Status {
-	if !plugins.IsReservePod(pod) {
+	if !extension.IsReservePod(pod) {
 		return fwk.NewStatus(fwk.Skip)
 	}
 	logger := klog.FromContext(ctx)
-	name, uid := pod.Labels[plugins.LabelReservationName], types.UID(pod.Labels[plugins.LabelReservationUID])
+	name, uid := pod.Labels[extension.LabelReservationName], types.UID(pod.Labels[extension.LabelReservationUID])
 	var placed *schedv1alpha1.Reservation
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		r, err := p.client.SchedulingV1alpha1().Reservations().Get(ctx, name, metav1.GetOptions{})

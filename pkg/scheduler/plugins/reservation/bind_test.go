@@ -33,6 +33,7 @@ import (
 	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 
+	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
@@ -150,7 +151,7 @@ func TestNewReservePod(t *testing.T) {
 	want := map[string]any{
 		"namespace":  DefaultReservePodNamespace,
 		"name":       "r1",
-		"labels":     map[string]string{"app": "web", plugins.LabelReservePod: "true", plugins.LabelReservationName: "r1", plugins.LabelReservationUID: "r1"},
+		"labels":     map[string]string{"app": "web", extension.LabelReservePod: "true", extension.LabelReservationName: "r1", extension.LabelReservationUID: "r1"},
 		"scheduler":  DefaultSchedulerName,
 		"nodeName":   "",
 		"preemption": (*corev1.PreemptionPolicy)(nil),
@@ -173,7 +174,7 @@ func TestNewReservePod(t *testing.T) {
 	if diff := cmp.Diff(want, gotMap); diff != "" {
 		t.Errorf("reserve pod (-want,+got):\n%s", diff)
 	}
-	if r.Spec.Template.Spec.NodeName != "n7" || r.Spec.Template.Labels[plugins.LabelReservePod] != "" {
+	if r.Spec.Template.Spec.NodeName != "n7" || r.Spec.Template.Labels[extension.LabelReservePod] != "" {
 		t.Error("newReservePod changed the reservation's template")
 	}
 	if _, err := newReservePod(edited(r.DeepCopy(), func(r *schedv1alpha1.Reservation) { r.Spec.Template.Spec.Containers = nil })); err == nil {

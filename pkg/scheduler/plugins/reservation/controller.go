@@ -30,8 +30,8 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
+	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 )
 
 // Reasons of the Ready condition set by the controller besides the API's.
@@ -175,9 +175,9 @@ func (p *Plugin) ensureReservePod(ctx context.Context, r *schedv1alpha1.Reservat
 	ns := reservePodNamespace(r)
 	pod, err := p.pods.Pods(ns).Get(r.Name)
 	switch {
-	case err == nil && !plugins.IsReservePod(pod):
+	case err == nil && !extension.IsReservePod(pod):
 		return p.setPending(ctx, r, fmt.Sprintf("pod %s/%s already exists and is not the reserve pod of this reservation: rename the pod or the reservation", ns, r.Name))
-	case err == nil && pod.Labels[plugins.LabelReservationUID] != string(r.UID):
+	case err == nil && pod.Labels[extension.LabelReservationUID] != string(r.UID):
 		// Left by an earlier Reservation of the same name: its deletion brings the Reservation back here.
 		return p.deleteStrayReservePods(ctx, r.Name, r.UID)
 	case err == nil:
@@ -312,13 +312,13 @@ func (p *Plugin) collect(ctx context.Context, r *schedv1alpha1.Reservation, now 
 
 // deleteStrayReservePods deletes the reserve pods of the Reservation name, except those of keep.
 func (p *Plugin) deleteStrayReservePods(ctx context.Context, name string, keep types.UID) error {
-	sel := labels.SelectorFromSet(labels.Set{plugins.LabelReservePod: "true", plugins.LabelReservationName: name})
+	sel := labels.SelectorFromSet(labels.Set{extension.LabelReservePod: "true", extension.LabelReservationName: name})
 	pods, err := p.pods.List(sel)
 	if err != nil {
 		return fmt.Errorf("list reserve pods of reservation %s: %w", name, err)
 	}
 	for _, pod := range pods {
-		if keep != "" && pod.Labels[plugins.LabelReservationUID] == string(keep) {
+		if keep != "" && pod.Labels[extension.LabelReservationUID] == string(keep) {
 			continue
 		}
 		p.deleteReservePod(ctx, pod)

@@ -25,8 +25,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
@@ -77,7 +77,7 @@ func TestControllerReservePod(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reserve pod: %v", err)
 	}
-	if !plugins.IsReservePod(pod) || pod.Labels[plugins.LabelReservationUID] != "r1" {
+	if !extension.IsReservePod(pod) || pod.Labels[extension.LabelReservationUID] != "r1" {
 		t.Errorf("reserve pod labels = %v", pod.Labels)
 	}
 

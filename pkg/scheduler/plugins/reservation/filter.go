@@ -31,7 +31,6 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
 	"github.com/koord-dev/koord/pkg/util/quantity"
 )
@@ -74,10 +73,10 @@ func (p *Plugin) PreFilter(ctx context.Context, cs fwk.CycleState, pod *corev1.P
 	requests := p.cache.PodRequests(pod)
 	s := &preFilterState{snap: p.cache.Snapshot(), requests: requests, names: slices.Sorted(maps.Keys(requests)), matched: sets.New[types.UID]()}
 	switch {
-	case plugins.IsReservePod(pod):
+	case extension.IsReservePod(pod):
 		// A reserve pod never allocates another reservation.
-		if node, ok := p.cache.Placed(types.UID(pod.Labels[plugins.LabelReservationUID])); ok {
-			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("reservation %q is already placed on node %q", pod.Labels[plugins.LabelReservationName], node))
+		if node, ok := p.cache.Placed(types.UID(pod.Labels[extension.LabelReservationUID])); ok {
+			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("reservation %q is already placed on node %q", pod.Labels[extension.LabelReservationName], node))
 		}
 	case extension.IsReservationIgnored(pod):
 		// The pod ignores reservations: it may not use any, and their held resources stay held.

@@ -113,8 +113,8 @@ func (p *Plugin) watchPodsAndNodes(ctx context.Context, h fwk.Handle) error {
 
 // podChanged keeps the allocations of owner pods and wakes the controller for reserve pods and owners.
 func (p *Plugin) podChanged(logger klog.Logger, pod *corev1.Pod, deleted bool) {
-	if plugins.IsReservePod(pod) {
-		p.queue.Add(pod.Labels[plugins.LabelReservationName])
+	if extension.IsReservePod(pod) {
+		p.queue.Add(pod.Labels[extension.LabelReservationName])
 		return
 	}
 	if deleted || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed || pod.DeletionTimestamp != nil {

@@ -28,7 +28,6 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
@@ -172,11 +171,11 @@ func TestMatching(t *testing.T) {
 		},
 		"reserve pod matches no reservation even with owner labels": {
 			resvs: []*schedv1alpha1.Reservation{reservation("r1", "n1", cpu1, byLabel("web"))},
-			pod:   utiltesting.MakePod("r2").Labels(map[string]string{"app": "web", plugins.LabelReservePod: "true", plugins.LabelReservationName: "r2", plugins.LabelReservationUID: "r2"}).Req(cpu1).Obj(),
+			pod:   utiltesting.MakePod("r2").Labels(map[string]string{"app": "web", extension.LabelReservePod: "true", extension.LabelReservationName: "r2", extension.LabelReservationUID: "r2"}).Req(cpu1).Obj(),
 		},
 		"reserve pod of a placed reservation": {
 			resvs:    []*schedv1alpha1.Reservation{reservation("r1", "n1", cpu1, byLabel("web"))},
-			pod:      utiltesting.MakePod("r1").Labels(map[string]string{plugins.LabelReservePod: "true", plugins.LabelReservationName: "r1", plugins.LabelReservationUID: "r1"}).Req(cpu1).Obj(),
+			pod:      utiltesting.MakePod("r1").Labels(map[string]string{extension.LabelReservePod: "true", extension.LabelReservationName: "r1", extension.LabelReservationUID: "r1"}).Req(cpu1).Obj(),
 			wantCode: []string{"UnschedulableAndUnresolvable", `reservation "r1" is already placed on node "n1"`},
 		},
 	}

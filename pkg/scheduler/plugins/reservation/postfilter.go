@@ -22,7 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	"github.com/koord-dev/koord/apis/extension"
 )
 
 // PostFilter keeps a reserve pod that found no node from preempting anything, unless enablePreemption is
@@ -30,7 +30,7 @@ import (
 // preemption plugins (ElasticQuota, DefaultPreemption) in the profile. For every other pod it returns
 // Unschedulable and the next PostFilter plugin runs.
 func (p *Plugin) PostFilter(_ context.Context, _ fwk.CycleState, pod *corev1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
-	if plugins.IsReservePod(pod) && !p.args.EnablePreemption {
+	if extension.IsReservePod(pod) && !p.args.EnablePreemption {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "reservations do not preempt (enablePreemption is false)")
 	}
 	return nil, fwk.NewStatus(fwk.Unschedulable)

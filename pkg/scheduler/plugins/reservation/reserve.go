@@ -28,7 +28,6 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
 )
 
@@ -57,7 +56,7 @@ func getReserveState(cs fwk.CycleState) *reserveState {
 // allocated) and records the allocation in the cache at once, so the next cycle sees it. A pod that may use
 // none runs on the node's free resources. It returns Success, or Error when the node is unknown.
 func (p *Plugin) Reserve(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod, nodeName string) *fwk.Status {
-	if plugins.IsReservePod(pod) {
+	if extension.IsReservePod(pod) {
 		return nil
 	}
 	s, err := getPreFilterState(cs)

@@ -25,7 +25,6 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 )
 
 // Defaults of reserve pods (their labels are in package plugins).
@@ -75,9 +74,9 @@ func newReservePod(r *schedv1alpha1.Reservation) (*corev1.Pod, error) {
 	if pod.Labels == nil {
 		pod.Labels = map[string]string{}
 	}
-	pod.Labels[plugins.LabelReservePod] = "true"
-	pod.Labels[plugins.LabelReservationName] = r.Name
-	pod.Labels[plugins.LabelReservationUID] = string(r.UID)
+	pod.Labels[extension.LabelReservePod] = "true"
+	pod.Labels[extension.LabelReservationName] = r.Name
+	pod.Labels[extension.LabelReservationUID] = string(r.UID)
 	// A reserve pod carries no reservation affinity and ignores other reservations.
 	delete(pod.Annotations, extension.AnnotationReservationAffinity)
 	if pod.Spec.SchedulerName == "" {
