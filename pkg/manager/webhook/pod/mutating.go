@@ -87,6 +87,11 @@ func (m *mutator) Handle(ctx context.Context, req admission.Request) admission.R
 	if err := m.decoder.Decode(req, pod); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding pod: %w", err))
 	}
+	if extension.IsReservePod(pod) {
+		// koord-scheduler's own pod for placing a Reservation: it never runs, and its resources are the
+		// Reservation's, which no profile may change.
+		return admission.Allowed("reserve pod")
+	}
 	original := pod.DeepCopy()
 	applied, denied, err := m.mutate(ctx, cmp.Or(req.Namespace, pod.Namespace), pod)
 	if err != nil {

@@ -116,6 +116,15 @@ func TestMutatingHandler(t *testing.T) {
 		"no profile leaves the pod alone": {
 			pod: basePod(),
 		},
+		"a reserve pod is left alone whatever profile matches it": {
+			objs: []client.Object{profile("batch", configv1alpha1.ClusterColocationProfileSpec{
+				Selector: selectApp, QoSClass: "BE", PriorityClassName: "koord-batch", SchedulerName: "koord-scheduler",
+			})},
+			pod: withPod(func(pod *corev1.Pod) {
+				pod.Labels[extension.LabelReservePod] = "true"
+				pod.Labels[extension.LabelReservationName] = "r1"
+			}),
+		},
 		"batch profile sets QoS, priority, scheduler and batch resources": {
 			objs: []client.Object{profile("batch", configv1alpha1.ClusterColocationProfileSpec{
 				Selector:            selectApp,

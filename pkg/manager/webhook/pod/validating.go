@@ -58,13 +58,21 @@ func (v *validator) Handle(_ context.Context, req admission.Request) admission.R
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding pod: %w", err))
 	}
 	var errs field.ErrorList
+	// koord-scheduler's reserve pods never run and carry a Reservation's resources as they are; an update skips
+	// validation only when the pod was a reserve pod already, so that labels cannot turn a pod into one.
 	if req.Operation == admissionv1.Update {
 		old := &corev1.Pod{}
 		if err := v.decoder.DecodeRaw(req.OldObject, old); err != nil {
 			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding old pod: %w", err))
 		}
+		if extension.IsReservePod(old) && extension.IsReservePod(pod) {
+			return admission.Allowed("reserve pod")
+		}
 		errs = ValidatePodUpdate(pod, old)
 	} else {
+		if extension.IsReservePod(pod) {
+			return admission.Allowed("reserve pod")
+		}
 		errs = ValidatePod(pod)
 	}
 	if len(errs) > 0 {

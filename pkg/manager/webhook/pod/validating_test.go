@@ -100,6 +100,15 @@ func TestValidatingHandler(t *testing.T) {
 			pod:     annotated(koordPod("", 0, nil, nil), extension.AnnotationReservePod, "true"),
 			wantMsg: "metadata.annotations[scheduling.koordinator.sh/reserve-pod]: Forbidden: is reserved for the pods koord-scheduler makes from Reservations and cannot be set on a pod",
 		},
+		"a reserve pod of koord-scheduler is not validated": {
+			pod: reservePod(koordPod("ls", 0, nil, nil)),
+		},
+		"labels do not turn a pod into a reserve pod on update": {
+			op:      admissionv1.Update,
+			old:     koordPod("", 0, nil, nil),
+			pod:     reservePod(labelled(koordPod("", 0, nil, nil), extension.LabelPodPriority, "high")),
+			wantMsg: `metadata.labels[koordinator.sh/priority]: Invalid value: "high": "high" is not an int32: invalid syntax`,
+		},
 		"unknown QoS class": {
 			pod:     koordPod("ls", 0, nil, nil),
 			wantMsg: `metadata.labels[koordinator.sh/qosClass]: Unsupported value: "ls": supported values: "LSE", "LSR", "LS", "BE", "SYSTEM"`,
@@ -302,4 +311,9 @@ func TestValidatingHandlerDecodeError(t *testing.T) {
 func bound(p *corev1.Pod) *corev1.Pod {
 	p.Spec.NodeName = "node-1"
 	return p
+}
+
+// reservePod labels pod as koord-scheduler labels the pods it places Reservations with.
+func reservePod(pod *corev1.Pod) *corev1.Pod {
+	return labelled(labelled(pod, extension.LabelReservePod, "true"), extension.LabelReservationName, "r1")
 }

@@ -25,6 +25,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
@@ -80,8 +81,13 @@ func (p *Plugin) watchPodsAndNodes(h fwk.Handle) error {
 	if err != nil {
 		return err
 	}
+	// Reserve pods are the Reservation plugin's, never charged to a quota.
 	err = p.synced.Watch("pods", kube.Core().V1().Pods().Informer(), plugins.Handlers(
-		p.manager.UpdatePod,
+		func(pod *corev1.Pod) {
+			if !extension.IsReservePod(pod) {
+				p.manager.UpdatePod(pod)
+			}
+		},
 		func(pod *corev1.Pod) { p.manager.DeletePod(pod.UID) },
 	))
 	if err != nil {

@@ -31,6 +31,10 @@ import (
 // and never pods of the default quota with disableDefaultQuotaPreemption. Success with a nominated node when
 // victims were found, Unschedulable otherwise.
 func (p *Plugin) PostFilter(ctx context.Context, cycle fwk.CycleState, pod *corev1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	if extension.IsReservePod(pod) {
+		// Not charged to a quota, so not a preemptor within one.
+		return nil, fwk.NewStatus(fwk.Unschedulable, "preemption: reserve pods do not preempt within a quota")
+	}
 	result, status := p.evaluator.Preempt(ctx, cycle, pod, m)
 	if msg := status.Message(); msg != "" {
 		return result, fwk.NewStatus(status.Code(), "preemption: "+msg)

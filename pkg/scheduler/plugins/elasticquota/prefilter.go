@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/cache"
 )
 
@@ -61,7 +62,13 @@ func readState(cycle fwk.CycleState) (*cycleState, error) {
 // Unschedulable with one reason per quota and resource otherwise, so that PostFilter may preempt pods of
 // the same quota; UnschedulableAndUnresolvable when the quota takes no pods (a parent quota, or a quota
 // whose parent is missing).
+//
+// Reserve pods (extension.IsReservePod) are not charged to any quota: PreFilter returns Skip for them, which
+// also skips Filter.
 func (p *Plugin) PreFilter(_ context.Context, cycle fwk.CycleState, pod *corev1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	if extension.IsReservePod(pod) {
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
 	p.manager.EnsurePod(pod)
 	charge := p.manager.ChargeOf(pod)
 	admission, err := p.manager.Admission(charge.Quota, p.args.EnableCheckParentQuota)
@@ -96,6 +103,9 @@ func (p *Plugin) RemovePod(_ context.Context, cycle fwk.CycleState, _ *corev1.Po
 }
 
 func (p *Plugin) whatIf(cycle fwk.CycleState, pod *corev1.Pod, add bool) *fwk.Status {
+	if extension.IsReservePod(pod) {
+		return nil
+	}
 	s, err := readState(cycle)
 	if err != nil {
 		// PreFilter found the quota takes no pods: nothing to count.

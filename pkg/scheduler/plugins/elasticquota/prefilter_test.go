@@ -69,6 +69,19 @@ func TestPreFilter(t *testing.T) {
 			pod:     utiltesting.MakePod("incoming").Label(extension.LabelQuotaName, "team-a").Priority(50).Req(utiltesting.Resources("cpu", "4")).Obj(),
 			want:    plugintest.Status{Code: fwk.Unschedulable, Reasons: []string{`quota "team-a" cpu: used 30 + request 4 > runtime 25`}},
 		},
+		// Reserve pods are the Reservation plugin's: the same 10 cpu as above, asked by a reserve pod of team-b,
+		// change nothing, and a reserve pod itself is not admitted to a quota at all.
+		"a reserve pod's request is not charged": {
+			pending: []*corev1.Pod{utiltesting.MakePod("reserve-b").Label(extension.LabelQuotaName, "team-b").
+				Label(extension.LabelReservePod, "true").Label(extension.LabelReservationName, "r1").Priority(10).Req(utiltesting.Resources("cpu", "10")).Obj()},
+			pod:  utiltesting.MakePod("incoming").Label(extension.LabelQuotaName, "team-a").Priority(50).Req(utiltesting.Resources("cpu", "4")).Obj(),
+			want: plugintest.Status{Code: fwk.Success},
+		},
+		"a reserve pod is skipped": {
+			pod: utiltesting.MakePod("reserve-a").Label(extension.LabelQuotaName, "team-a").
+				Label(extension.LabelReservePod, "true").Label(extension.LabelReservationName, "r1").Priority(50).Req(utiltesting.Resources("cpu", "400")).Obj(),
+			want: plugintest.Status{Code: fwk.Skip},
+		},
 		"against max without runtime quotas": {
 			args:    func(a *configv1.ElasticQuotaArgs) { a.EnableRuntimeQuota = new(bool) },
 			pending: []*corev1.Pod{utiltesting.MakePod("b2").Label(extension.LabelQuotaName, "team-b").Priority(10).Req(utiltesting.Resources("cpu", "10")).Obj()},

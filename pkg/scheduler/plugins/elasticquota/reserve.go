@@ -21,16 +21,24 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/koord-dev/koord/apis/extension"
 )
 
 // Reserve counts the pod as used in its quota (and the quota's ancestors) until the pod object shows it
 // bound. It always returns Success.
 func (p *Plugin) Reserve(_ context.Context, _ fwk.CycleState, pod *corev1.Pod, _ string) *fwk.Status {
+	if extension.IsReservePod(pod) {
+		return nil
+	}
 	p.manager.Reserve(pod)
 	return nil
 }
 
 // Unreserve undoes Reserve.
 func (p *Plugin) Unreserve(_ context.Context, _ fwk.CycleState, pod *corev1.Pod, _ string) {
+	if extension.IsReservePod(pod) {
+		return
+	}
 	p.manager.Unreserve(pod)
 }
