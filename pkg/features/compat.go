@@ -49,7 +49,7 @@ var (
 		"ElasticMutatingWebhook", "NodeMutatingWebhook", "NodeValidatingWebhook", "ReservationMutatingWebhook",
 		"WebhookFramework", "ColocationProfileSkipMutatingResources", "ColocationProfileSkipValidatingPriority",
 		"MultiQuotaTree", "ElasticQuotaIgnorePodOverhead", "ElasticQuotaGuaranteeUsage",
-		"ElasticQuotaEnableUpdateResourceKey", "ElasticQuotaEvaluationTransformPod", "DisableDefaultQuota",
+		"ElasticQuotaEvaluationTransformPod", "DisableDefaultQuota",
 		"SupportParentQuotaSubmitPod", "EnableQuotaAdmission", "EnableQuotaAdmissionOnUpdate",
 		"EnableSyncGPUSharedResource", "ColocationProfileController", "ValidatePodDeviceResource",
 		"EnablePodEnhancedValidator", "DisablePVCReservation", "PriorityTransformer", "PreemptionPolicyTransformer",

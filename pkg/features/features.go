@@ -47,17 +47,22 @@ const (
 	// ConfigMapValidatingWebhook rejects an slo-controller-config ConfigMap that does not parse or validate.
 	// owner: koord-manager
 	ConfigMapValidatingWebhook featuregate.Feature = "ConfigMapValidatingWebhook"
+	// ElasticQuotaEnableUpdateResourceKey lets a child ElasticQuota's max name a subset of its parent's max
+	// resources; off, it must name exactly the same ones. Koordinator's gate of the same name, alpha, off.
+	// owner: koord-manager
+	ElasticQuotaEnableUpdateResourceKey featuregate.Feature = "ElasticQuotaEnableUpdateResourceKey"
 )
 
 // managerFeatures are the defaults of koord-manager's gates. Every webhook is on by default: Koordinator ships
 // the pod and quota webhooks on; Koord also turns on the ConfigMap and profile validation, since rejecting bad
 // configuration up front is safer than keeping the last good one silently.
 var managerFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
-	PodMutatingWebhook:                 {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	PodValidatingWebhook:               {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	ElasticQuotaValidatingWebhook:      {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	ColocationProfileValidatingWebhook: {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	ConfigMapValidatingWebhook:         {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	PodMutatingWebhook:                  {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	PodValidatingWebhook:                {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	ElasticQuotaValidatingWebhook:       {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	ColocationProfileValidatingWebhook:  {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	ConfigMapValidatingWebhook:          {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	ElasticQuotaEnableUpdateResourceKey: {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 }
 
 // NewManagerGate returns a fresh gate set with koord-manager's features. Components create one in main and

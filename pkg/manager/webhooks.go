@@ -101,7 +101,9 @@ func webhookHooks(mgr ctrl.Manager, o Options) []webhook.Hook {
 	if gates.Enabled(features.ElasticQuotaValidatingWebhook) {
 		hooks = append(hooks, webhook.Hook{
 			Name: "velasticquota.koord.dev", Path: elasticquota.ValidatingPath,
-			Handler:       elasticquota.NewValidatingWebhook(reader, decoder),
+			Handler: elasticquota.NewValidatingWebhook(reader, decoder, elasticquota.Options{
+				MaxKeysIncluded: gates.Enabled(features.ElasticQuotaEnableUpdateResourceKey),
+			}),
 			Rules:         rule(schedulingsigsv1alpha1.GroupName, "v1alpha1", "elasticquotas", create, update, del),
 			FailurePolicy: policy("elasticquotas", fail),
 		})

@@ -19,8 +19,11 @@ limitations under the License.
 // Quotas form trees through the quota.scheduling.koordinator.sh/parent label; names are unique across
 // namespaces, as Koordinator keys quotas by name. The handler checks a quota on its own (min and max
 // non-negative, every min resource also in max and not above it, a valid shared weight) and in its tree (the
-// parent exists and is a parent, no cycle, the children's min fits in their parent's min, a parent with children
-// stays a parent and is not deleted). The built-in koordinator-root-quota is only checked on its own.
+// parent exists and is a parent, no cycle, the children's min fits in their parent's min, a quota's max names the
+// same resources as its parent's, a parent with children stays a parent and is not deleted). The built-in
+// koordinator-root-quota is only checked on its own. A DELETE is refused for the built-in quotas and for a
+// quota that pods are still charged to, as Koordinator refuses them, unless the quota's namespace is being
+// deleted (so that deleting the namespace, as helm uninstall does, never hangs).
 //
 // An UPDATE that changes neither spec, the parent and is-parent labels nor the shared weight is let through
 // unchecked, so that controllers can keep writing their status annotations to a tree that became inconsistent.
@@ -38,6 +41,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,16 +54,24 @@ import (
 // ValidatingPath is where the webhook server serves the ElasticQuota validating handler.
 const ValidatingPath = "/validate-elasticquota"
 
+// Options change the handler's rules.
+type Options struct {
+	// MaxKeysIncluded lets a child quota's max name a subset of its parent's max resources, instead of exactly
+	// the same ones (Koordinator's gate ElasticQuotaEnableUpdateResourceKey).
+	MaxKeysIncluded bool
+}
+
 // NewValidatingWebhook returns the ElasticQuota validating webhook. reader (the manager's cache) must serve
-// ElasticQuotas in all namespaces; decoder must know the scheduling.sigs.k8s.io types.
-func NewValidatingWebhook(reader client.Reader, decoder admission.Decoder) *admission.Webhook {
-	return &admission.Webhook{Handler: &validator{reader: reader, decoder: decoder}}
+// ElasticQuotas, pods and namespaces in all namespaces; decoder must know the scheduling.sigs.k8s.io types.
+func NewValidatingWebhook(reader client.Reader, decoder admission.Decoder, opts Options) *admission.Webhook {
+	return &admission.Webhook{Handler: &validator{reader: reader, decoder: decoder, opts: opts}}
 }
 
 // validator is the ElasticQuota validating handler.
 type validator struct {
 	reader  client.Reader
 	decoder admission.Decoder
+	opts    Options
 }
 
 // Handle validates an ElasticQuota being created, updated or deleted.
@@ -96,10 +108,21 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	t := newTree(list.Items)
 	var errs field.ErrorList
 	if quota == nil {
-		errs = t.validateDelete(old)
+		if terminating, err := v.namespaceTerminating(ctx, old.Namespace); err != nil {
+			return admission.Errored(http.StatusInternalServerError, err)
+		} else if terminating {
+			return admission.Allowed("the quota's namespace is being deleted")
+		}
+		if errs = t.validateDelete(old); len(errs) == 0 {
+			pods, err := v.chargedPods(ctx, old)
+			if err != nil {
+				return admission.Errored(http.StatusInternalServerError, err)
+			}
+			errs = validateNoPods(old, pods)
+		}
 	} else {
 		errs = ValidateElasticQuota(quota)
-		errs = append(errs, t.validateTopology(quota, old)...)
+		errs = append(errs, t.validateTopology(quota, old, v.opts)...)
 	}
 	if len(errs) > 0 {
 		return admission.Denied(errs.ToAggregate().Error())
@@ -214,8 +237,15 @@ func (t *tree) childNames(name string) []string {
 	return names
 }
 
-// validateDelete refuses to delete a quota that still has children.
+// builtinQuotas are the quotas koord-scheduler creates and keeps.
+var builtinQuotas = []string{extension.RootQuotaName, extension.SystemQuotaName, extension.DefaultQuotaName}
+
+// validateDelete refuses to delete a built-in quota, or a quota that still has children.
 func (t *tree) validateDelete(quota *schedulingsigsv1alpha1.ElasticQuota) field.ErrorList {
+	if slices.Contains(builtinQuotas, quota.Name) {
+		return field.ErrorList{field.Forbidden(field.NewPath("metadata", "name"),
+			fmt.Sprintf("quota %q is built in: koord-scheduler keeps it, and it cannot be deleted", quota.Name))}
+	}
 	if cur, ok := t.byName[quota.Name]; !ok || cur.Namespace != quota.Namespace {
 		return nil // another quota of that name is the one in the tree
 	}
@@ -228,7 +258,7 @@ func (t *tree) validateDelete(quota *schedulingsigsv1alpha1.ElasticQuota) field.
 
 // validateTopology checks quota (old is its previous version on UPDATE, nil on CREATE) in the tree it would
 // make.
-func (t *tree) validateTopology(quota, old *schedulingsigsv1alpha1.ElasticQuota) field.ErrorList {
+func (t *tree) validateTopology(quota, old *schedulingsigsv1alpha1.ElasticQuota, opts Options) field.ErrorList {
 	namePath := field.NewPath("metadata", "name")
 	labelsPath := field.NewPath("metadata", "labels")
 	if cur, ok := t.byName[quota.Name]; ok && old == nil && cur.Namespace != quota.Namespace {
@@ -261,6 +291,7 @@ func (t *tree) validateTopology(quota, old *schedulingsigsv1alpha1.ElasticQuota)
 			errs = append(errs, field.Invalid(parentPath, parentName, fmt.Sprintf("makes a cycle: %s", strings.Join(cycle, " -> "))))
 			break
 		}
+		errs = append(errs, maxKeys(quota, parent, opts)...)
 		// Only resources this quota guarantees are checked: a sum already above the parent's min without
 		// them is not this quota's doing.
 		sum := t.childrenMin(parentName)
@@ -271,12 +302,114 @@ func (t *tree) validateTopology(quota, old *schedulingsigsv1alpha1.ElasticQuota)
 		}
 	}
 	if len(children) > 0 {
+		for _, c := range t.children[quota.Name] {
+			if !keysMatch(c.Spec.Max, quota.Spec.Max, opts) {
+				errs = append(errs, field.Invalid(field.NewPath("spec", "max"), keyList(quota.Spec.Max), fmt.Sprintf(
+					"must name %s the resources of the max of its child quota %q (%s)", keysWanted(opts), c.Name, keyList(c.Spec.Max))))
+			}
+		}
 		sum := t.childrenMin(quota.Name)
 		for _, name := range sortedNames(sum) {
 			errs = append(errs, exceeds(name, quota.Spec.Min[name], sum, quota)...)
 		}
 	}
 	return errs
+}
+
+// maxKeys requires quota's max to name the resources its parent's max names, as Koordinator does (with
+// opts.MaxKeysIncluded, no resource the parent's does not name): a child that limits a resource its parent
+// does not leaves its share of that resource undefined.
+func maxKeys(quota, parent *schedulingsigsv1alpha1.ElasticQuota, opts Options) field.ErrorList {
+	if keysMatch(quota.Spec.Max, parent.Spec.Max, opts) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(field.NewPath("spec", "max"), keyList(quota.Spec.Max), fmt.Sprintf(
+		"must name %s the resources of the max of parent quota %q (%s)", keysWanted(opts), parent.Name, keyList(parent.Spec.Max)))}
+}
+
+// keysMatch reports whether child names the same resources as parent, or only resources of parent with
+// opts.MaxKeysIncluded.
+func keysMatch(child, parent corev1.ResourceList, opts Options) bool {
+	for name := range child {
+		if _, ok := parent[name]; !ok {
+			return false
+		}
+	}
+	return opts.MaxKeysIncluded || len(child) == len(parent)
+}
+
+func keysWanted(opts Options) string {
+	if opts.MaxKeysIncluded {
+		return "only"
+	}
+	return "exactly"
+}
+
+func keyList(l corev1.ResourceList) string {
+	names := sortedNames(l)
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = string(n)
+	}
+	return strings.Join(out, ", ")
+}
+
+// validateNoPods refuses to delete a quota that pods are charged to, naming a few of them.
+func validateNoPods(quota *schedulingsigsv1alpha1.ElasticQuota, pods []string) field.ErrorList {
+	if len(pods) == 0 {
+		return nil
+	}
+	shown := pods
+	if len(shown) > 3 {
+		shown = append(slices.Clone(shown[:3]), "...")
+	}
+	return field.ErrorList{field.Forbidden(field.NewPath("metadata", "name"), fmt.Sprintf(
+		"quota %q cannot be deleted while %d pods are charged to it: %s", quota.Name, len(pods), strings.Join(shown, ", ")))}
+}
+
+// chargedPods returns namespace/name of the pods that are not done and are charged to quota: those labelled
+// with its name and, when the quota is named after its namespace, the unlabelled pods of that namespace, as
+// koord-scheduler charges them.
+func (v *validator) chargedPods(ctx context.Context, quota *schedulingsigsv1alpha1.ElasticQuota) ([]string, error) {
+	var names []string
+	add := func(pods []corev1.Pod, unlabelledOnly bool) {
+		for i := range pods {
+			p := &pods[i]
+			if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil {
+				continue
+			}
+			if unlabelledOnly && extension.GetQuotaName(p) != "" {
+				continue
+			}
+			names = append(names, p.Namespace+"/"+p.Name)
+		}
+	}
+	labelled := &corev1.PodList{}
+	if err := v.reader.List(ctx, labelled, client.MatchingLabels{extension.LabelQuotaName: quota.Name}, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("listing the pods of quota %s: %w", quota.Name, err)
+	}
+	add(labelled.Items, false)
+	if quota.Name == quota.Namespace {
+		inNamespace := &corev1.PodList{}
+		if err := v.reader.List(ctx, inNamespace, client.InNamespace(quota.Namespace), client.UnsafeDisableDeepCopy); err != nil {
+			return nil, fmt.Errorf("listing the pods of namespace %s: %w", quota.Namespace, err)
+		}
+		add(inNamespace.Items, true)
+	}
+	slices.Sort(names)
+	return slices.Compact(names), nil
+}
+
+// namespaceTerminating reports whether the namespace is being deleted.
+func (v *validator) namespaceTerminating(ctx context.Context, name string) (bool, error) {
+	ns := &corev1.Namespace{}
+	if err := v.reader.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("getting namespace %s: %w", name, err)
+	}
+	return ns.DeletionTimestamp != nil, nil
 }
 
 // exceeds reports resource name when the children's min sum is above the min of parent. value is the min of

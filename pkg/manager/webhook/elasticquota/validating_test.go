@@ -22,6 +22,7 @@ import (
 	"errors"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -29,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2/ktesting"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -43,6 +45,9 @@ import (
 // testScheme knows the Koord API groups.
 var testScheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		panic(err)
+	}
 	if err := scheme.AddToScheme(s); err != nil {
 		panic(err)
 	}
@@ -86,8 +91,8 @@ const (
 func fixture() []client.Object {
 	return []client.Object{
 		quota("a", "team-a", rl("cpu", "10", "memory", "10Gi"), rl("cpu", "20", "memory", "20Gi"), isParent, "true"),
-		quota("a", "a-1", rl("cpu", "4"), rl("cpu", "10"), parent, "team-a", isParent, "true"),
-		quota("a", "a-2", rl("cpu", "4"), rl("cpu", "10"), parent, "team-a"),
+		quota("a", "a-1", rl("cpu", "4"), rl("cpu", "10", "memory", "10Gi"), parent, "team-a", isParent, "true"),
+		quota("a", "a-2", rl("cpu", "4"), rl("cpu", "10", "memory", "10Gi"), parent, "team-a"),
 		quota("b", "solo", rl("cpu", "1"), rl("cpu", "2")),
 	}
 }
@@ -112,12 +117,28 @@ func TestValidatingHandler(t *testing.T) {
 			quota: quota("koordinator-system", extension.RootQuotaName, rl("cpu", "1"), rl("cpu", "1"), parent, "nowhere"),
 		},
 		"children's min above the parent's": {
-			quota:   quota("a", "a-3", rl("cpu", "4"), rl("cpu", "4"), parent, "team-a"),
+			quota:   quota("a", "a-3", rl("cpu", "4"), rl("cpu", "4", "memory", "4Gi"), parent, "team-a"),
 			wantMsg: `spec.min[cpu]: Invalid value: "4": sum of children's min (12) exceeds parent "team-a" min (10)`,
 		},
 		"resource the parent does not guarantee": {
-			quota:   quota("a", "a-3", rl("nvidia.com/gpu", "1"), rl("nvidia.com/gpu", "1"), parent, "team-a"),
-			wantMsg: `spec.min[nvidia.com/gpu]: Invalid value: "1": sum of children's min (1) exceeds parent "team-a" min (0)`,
+			quota:   quota("a", "a-3", rl("nvidia.com/gpu", "1"), rl("cpu", "1", "memory", "1Gi", "nvidia.com/gpu", "1"), parent, "team-a"),
+			wantMsg: `[spec.max: Invalid value: "cpu, memory, nvidia.com/gpu": must name exactly the resources of the max of parent quota "team-a" (cpu, memory), ` +
+				`spec.min[nvidia.com/gpu]: Invalid value: "1": sum of children's min (1) exceeds parent "team-a" min (0)]`,
+		},
+		"child max names fewer resources than its parent's": {
+			quota:   quota("a", "a-3", rl("cpu", "1"), rl("cpu", "1"), parent, "team-a"),
+			wantMsg: `spec.max: Invalid value: "cpu": must name exactly the resources of the max of parent quota "team-a" (cpu, memory)`,
+		},
+		"a parent's max keeps its children's resources": {
+			op:      admissionv1.Update,
+			old:     fixture()[0].(*schedulingsigsv1alpha1.ElasticQuota),
+			quota:   quota("a", "team-a", rl("cpu", "10"), rl("cpu", "20"), isParent, "true"),
+			wantMsg: `[spec.max: Invalid value: "cpu": must name exactly the resources of the max of its child quota "a-1" (cpu, memory), spec.max: Invalid value: "cpu": must name exactly the resources of the max of its child quota "a-2" (cpu, memory)]`,
+		},
+		"delete a built-in quota": {
+			op:      admissionv1.Delete,
+			old:     quota("koordinator-system", extension.DefaultQuotaName, nil, rl("cpu", "1000")),
+			wantMsg: `metadata.name: Forbidden: quota "koordinator-default-quota" is built in: koord-scheduler keeps it, and it cannot be deleted`,
 		},
 		"min above max": {
 			quota:   quota("c", "top", rl("cpu", "3"), rl("cpu", "2")),
@@ -165,12 +186,12 @@ func TestValidatingHandler(t *testing.T) {
 		"child grows within its parent": {
 			op:    admissionv1.Update,
 			old:   fixture()[1].(*schedulingsigsv1alpha1.ElasticQuota),
-			quota: quota("a", "a-1", rl("cpu", "6"), rl("cpu", "10"), parent, "team-a", isParent, "true"),
+			quota: quota("a", "a-1", rl("cpu", "6"), rl("cpu", "10", "memory", "10Gi"), parent, "team-a", isParent, "true"),
 		},
 		"child grows beyond its parent": {
 			op:      admissionv1.Update,
 			old:     fixture()[1].(*schedulingsigsv1alpha1.ElasticQuota),
-			quota:   quota("a", "a-1", rl("cpu", "7"), rl("cpu", "10"), parent, "team-a", isParent, "true"),
+			quota:   quota("a", "a-1", rl("cpu", "7"), rl("cpu", "10", "memory", "10Gi"), parent, "team-a", isParent, "true"),
 			wantMsg: `spec.min[cpu]: Invalid value: "7": sum of children's min (11) exceeds parent "team-a" min (10)`,
 		},
 		"parent with children stops being a parent": {
@@ -182,7 +203,7 @@ func TestValidatingHandler(t *testing.T) {
 		"parent without children stops being a parent": {
 			op:    admissionv1.Update,
 			old:   fixture()[1].(*schedulingsigsv1alpha1.ElasticQuota),
-			quota: quota("a", "a-1", rl("cpu", "4"), rl("cpu", "10"), parent, "team-a"),
+			quota: quota("a", "a-1", rl("cpu", "4"), rl("cpu", "10", "memory", "10Gi"), parent, "team-a"),
 		},
 		"cycle": {
 			op:      admissionv1.Update,
@@ -217,7 +238,7 @@ func TestValidatingHandler(t *testing.T) {
 				op = admissionv1.Create
 			}
 			reader := fake.NewClientBuilder().WithScheme(testScheme).WithObjects(fixture()...).Build()
-			handler := NewValidatingWebhook(reader, admission.NewDecoder(testScheme)).Handler
+			handler := NewValidatingWebhook(reader, admission.NewDecoder(testScheme), Options{}).Handler
 			resp := handler.Handle(ctx, request(t, op, tc.quota, tc.old))
 			if tc.wantMsg == "" {
 				if !resp.Allowed {
@@ -269,7 +290,7 @@ func TestValidatingHandlerErrors(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			_, ctx := ktesting.NewTestContext(t)
-			handler := NewValidatingWebhook(tc.reader, admission.NewDecoder(testScheme)).Handler
+			handler := NewValidatingWebhook(tc.reader, admission.NewDecoder(testScheme), Options{}).Handler
 			resp := handler.Handle(ctx, admission.Request{AdmissionRequest: tc.req})
 			if diff := cmp.Diff(tc.wantCode, resp.Result.Code); diff != "" || resp.Allowed {
 				t.Errorf("allowed=%v, code (-want,+got):\n%s", resp.Allowed, diff)
@@ -302,4 +323,71 @@ func mustJSON(t *testing.T, q *schedulingsigsv1alpha1.ElasticQuota) []byte {
 		t.Fatalf("encoding: %v", err)
 	}
 	return data
+}
+
+// TestDelete: a quota that pods are charged to (labelled, or unlabelled in the namespace it is named after) is
+// not deleted, pods that are done do not count, and any quota goes when its namespace is being deleted.
+func TestDelete(t *testing.T) {
+	pod := func(ns, name string, phase corev1.PodPhase, labels ...string) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{}}, Status: corev1.PodStatus{Phase: phase}}
+		for i := 0; i+1 < len(labels); i += 2 {
+			p.Labels[labels[i]] = labels[i+1]
+		}
+		return p
+	}
+	terminating := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gone", DeletionTimestamp: &metav1.Time{Time: time.Unix(1, 0)}, Finalizers: []string{"test"}}}
+	tests := map[string]struct {
+		objs    []client.Object
+		old     *schedulingsigsv1alpha1.ElasticQuota
+		wantMsg string
+	}{
+		"labelled pods": {
+			objs: []client.Object{pod("x", "p1", corev1.PodRunning, extension.LabelQuotaName, "solo"),
+				pod("y", "p2", corev1.PodPending, extension.LabelQuotaName, "solo"), pod("x", "done", corev1.PodSucceeded, extension.LabelQuotaName, "solo")},
+			old:     quota("b", "solo", rl("cpu", "1"), rl("cpu", "2")),
+			wantMsg: `metadata.name: Forbidden: quota "solo" cannot be deleted while 2 pods are charged to it: x/p1, y/p2`,
+		},
+		"unlabelled pods of the namespace it is named after": {
+			objs:    []client.Object{pod("b", "p1", corev1.PodRunning), pod("b", "other", corev1.PodRunning, extension.LabelQuotaName, "solo")},
+			old:     quota("b", "b", rl("cpu", "1"), rl("cpu", "2")),
+			wantMsg: `metadata.name: Forbidden: quota "b" cannot be deleted while 1 pods are charged to it: b/p1`,
+		},
+		"only done pods": {
+			objs: []client.Object{pod("x", "done", corev1.PodFailed, extension.LabelQuotaName, "solo")},
+			old:  quota("b", "solo", rl("cpu", "1"), rl("cpu", "2")),
+		},
+		"the namespace is being deleted": {
+			objs: []client.Object{terminating, pod("gone", "p1", corev1.PodRunning, extension.LabelQuotaName, extension.DefaultQuotaName)},
+			old:  quota("gone", extension.DefaultQuotaName, nil, rl("cpu", "1000")),
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, ctx := ktesting.NewTestContext(t)
+			reader := fake.NewClientBuilder().WithScheme(testScheme).WithObjects(append(fixture(), tc.objs...)...).Build()
+			resp := NewValidatingWebhook(reader, admission.NewDecoder(testScheme), Options{}).Handler.Handle(ctx, request(t, admissionv1.Delete, nil, tc.old))
+			got := ""
+			if !resp.Allowed {
+				got = resp.Result.Message
+			}
+			if diff := cmp.Diff(tc.wantMsg, got); diff != "" {
+				t.Errorf("denial (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestMaxKeysIncluded: with Koordinator's gate ElasticQuotaEnableUpdateResourceKey a child's max may name a
+// subset of its parent's resources, never one the parent's does not name.
+func TestMaxKeysIncluded(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	reader := fake.NewClientBuilder().WithScheme(testScheme).WithObjects(fixture()...).Build()
+	handler := NewValidatingWebhook(reader, admission.NewDecoder(testScheme), Options{MaxKeysIncluded: true}).Handler
+	if resp := handler.Handle(ctx, request(t, admissionv1.Create, quota("a", "a-3", rl("cpu", "1"), rl("cpu", "1"), parent, "team-a"), nil)); !resp.Allowed {
+		t.Errorf("a subset of the parent's resources: denied: %s", resp.Result.Message)
+	}
+	resp := handler.Handle(ctx, request(t, admissionv1.Create, quota("a", "a-3", nil, rl("cpu", "1", "pods", "1"), parent, "team-a"), nil))
+	if want := `spec.max: Invalid value: "cpu, pods": must name only the resources of the max of parent quota "team-a" (cpu, memory)`; resp.Allowed || resp.Result.Message != want {
+		t.Errorf("a resource the parent does not name: allowed %v, %q; want %q", resp.Allowed, resp.Result.Message, want)
+	}
 }
