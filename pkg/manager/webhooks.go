@@ -85,7 +85,7 @@ func webhookHooks(mgr ctrl.Manager, o Options) []webhook.Hook {
 	if gates.Enabled(features.PodValidatingWebhook) {
 		hooks = append(hooks, webhook.Hook{
 			Name: "vpod.koord.dev", Path: pod.ValidatingPath,
-			Handler:       pod.NewValidatingWebhook(decoder),
+			Handler:       pod.NewValidatingWebhook(reader, decoder),
 			Rules:         rule("", "v1", "pods", create, update),
 			FailurePolicy: policy("pods", ignore), NamespaceSelector: podNamespaces,
 		})

@@ -121,7 +121,7 @@ func TestValidatingHandler(t *testing.T) {
 			wantMsg: `spec.min[cpu]: Invalid value: "4": sum of children's min (12) exceeds parent "team-a" min (10)`,
 		},
 		"resource the parent does not guarantee": {
-			quota:   quota("a", "a-3", rl("nvidia.com/gpu", "1"), rl("cpu", "1", "memory", "1Gi", "nvidia.com/gpu", "1"), parent, "team-a"),
+			quota: quota("a", "a-3", rl("nvidia.com/gpu", "1"), rl("cpu", "1", "memory", "1Gi", "nvidia.com/gpu", "1"), parent, "team-a"),
 			wantMsg: `[spec.max: Invalid value: "cpu, memory, nvidia.com/gpu": must name exactly the resources of the max of parent quota "team-a" (cpu, memory), ` +
 				`spec.min[nvidia.com/gpu]: Invalid value: "1": sum of children's min (1) exceeds parent "team-a" min (0)]`,
 		},

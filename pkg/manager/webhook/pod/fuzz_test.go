@@ -90,7 +90,7 @@ func FuzzPodMutateAndValidate(f *testing.F) {
 	decoder := admission.NewDecoder(testScheme)
 	reader := newReader(append(append(priorityClasses(), namespace("team", map[string]string{"colocation": "on"})), fuzzProfiles()...)...)
 	mutating := NewMutatingWebhook(reader, decoder, WithRandom(func() int { return 0 })).Handler
-	validating := NewValidatingWebhook(decoder).Handler
+	validating := NewValidatingWebhook(nil, decoder).Handler
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx := logr.NewContext(t.Context(), logr.Discard()) // the handlers log every mutation at V(2)
 		inputs := [][]byte{data}

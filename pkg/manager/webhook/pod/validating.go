@@ -29,27 +29,31 @@ import (
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/koord-dev/koord/apis/extension"
+	schedulingsigsv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 )
 
 // ValidatingPath is where the webhook server serves the pod validating handler.
 const ValidatingPath = "/validate-pod"
 
-// NewValidatingWebhook returns the pod validating webhook. decoder must know the core types. The checks need
-// nothing but the pod (and its old version on UPDATE), so the handler reads no other objects.
-func NewValidatingWebhook(decoder admission.Decoder) *admission.Webhook {
-	return &admission.Webhook{Handler: &validator{decoder: decoder}}
+// NewValidatingWebhook returns the pod validating webhook. decoder must know the core types; reader (the
+// manager's cache) serves the ElasticQuotas a pod names, which it checks the pod may be charged to. The other
+// checks need nothing but the pod (and its old version on UPDATE).
+func NewValidatingWebhook(reader client.Reader, decoder admission.Decoder) *admission.Webhook {
+	return &admission.Webhook{Handler: &validator{reader: reader, decoder: decoder}}
 }
 
 // validator is the pod validating handler.
 type validator struct {
+	reader  client.Reader
 	decoder admission.Decoder
 }
 
 // Handle validates a pod being created or updated.
-func (v *validator) Handle(_ context.Context, req admission.Request) admission.Response {
+func (v *validator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	if (req.Operation != admissionv1.Create && req.Operation != admissionv1.Update) || excludedNamespaces.Has(req.Namespace) {
 		return admission.Allowed("")
 	}
@@ -75,10 +79,42 @@ func (v *validator) Handle(_ context.Context, req admission.Request) admission.R
 		}
 		errs = ValidatePod(pod)
 	}
+	quotaErrs, err := v.validateQuota(ctx, pod, req)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	errs = append(errs, quotaErrs...)
 	if len(errs) > 0 {
 		return admission.Denied(errs.ToAggregate().Error())
 	}
 	return admission.Allowed("")
+}
+
+// validateQuota refuses a pod charged to a parent ElasticQuota, on CREATE and when an UPDATE changes the quota
+// label, as Koordinator does: only quotas without children take pods (koord-scheduler would leave the pod
+// pending forever). A quota that does not exist is koord-scheduler's to resolve (the default quota).
+func (v *validator) validateQuota(ctx context.Context, pod *corev1.Pod, req admission.Request) (field.ErrorList, error) {
+	name := extension.GetQuotaName(pod)
+	if name == "" || v.reader == nil {
+		return nil, nil
+	}
+	if req.Operation == admissionv1.Update {
+		old := &corev1.Pod{}
+		if err := v.decoder.DecodeRaw(req.OldObject, old); err == nil && extension.GetQuotaName(old) == name {
+			return nil, nil
+		}
+	}
+	quotas := &schedulingsigsv1alpha1.ElasticQuotaList{}
+	if err := v.reader.List(ctx, quotas, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("listing ElasticQuotas: %w", err)
+	}
+	for i := range quotas.Items {
+		if q := &quotas.Items[i]; q.Name == name && extension.IsParentQuota(q) {
+			return field.ErrorList{field.Forbidden(field.NewPath("metadata", "labels").Key(extension.LabelQuotaName),
+				fmt.Sprintf("quota %q is a parent quota: only quotas without children take pods", name))}, nil
+		}
+	}
+	return nil, nil
 }
 
 // ValidatePodUpdate checks an update of old to pod: the QoS class label, the priority class and the

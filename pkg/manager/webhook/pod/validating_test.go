@@ -27,9 +27,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/koord-dev/koord/apis/extension"
+	schedulingsigsv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 )
 
 // koordPod returns a single-container pod with QoS class qos (none when empty), priority priority (unset when
@@ -99,6 +102,21 @@ func TestValidatingHandler(t *testing.T) {
 		"reserve-pod annotation": {
 			pod:     annotated(koordPod("", 0, nil, nil), extension.AnnotationReservePod, "true"),
 			wantMsg: "metadata.annotations[scheduling.koordinator.sh/reserve-pod]: Forbidden: is reserved for the pods koord-scheduler makes from Reservations and cannot be set on a pod",
+		},
+		"a pod charged to a leaf quota": {
+			pod: labelled(koordPod("", 0, nil, nil), extension.LabelQuotaName, "leaf"),
+		},
+		"a pod charged to a quota that does not exist goes to the default quota": {
+			pod: labelled(koordPod("", 0, nil, nil), extension.LabelQuotaName, "nowhere"),
+		},
+		"a pod charged to a parent quota": {
+			pod:     labelled(koordPod("", 0, nil, nil), extension.LabelQuotaName, "team"),
+			wantMsg: `metadata.labels[quota.scheduling.koordinator.sh/name]: Forbidden: quota "team" is a parent quota: only quotas without children take pods`,
+		},
+		"an update that keeps a parent quota's label is let through": {
+			op:  admissionv1.Update,
+			old: labelled(koordPod("", 0, nil, nil), extension.LabelQuotaName, "team"),
+			pod: labelled(koordPod("", 0, nil, nil), extension.LabelQuotaName, "team"),
 		},
 		"a reserve pod of koord-scheduler is not validated": {
 			pod: reservePod(koordPod("ls", 0, nil, nil)),
@@ -272,7 +290,8 @@ func TestValidatingHandler(t *testing.T) {
 			if op == "" {
 				op = admissionv1.Create
 			}
-			handler := NewValidatingWebhook(admission.NewDecoder(testScheme)).Handler
+			reader := fake.NewClientBuilder().WithScheme(testScheme).WithObjects(quotaTree()...).Build()
+			handler := NewValidatingWebhook(reader, admission.NewDecoder(testScheme)).Handler
 			resp := handler.Handle(ctx, request(t, op, tc.pod, tc.old))
 			if tc.wantMsg == "" {
 				if !resp.Allowed {
@@ -299,7 +318,7 @@ func TestValidatingHandler(t *testing.T) {
 
 func TestValidatingHandlerDecodeError(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
-	handler := NewValidatingWebhook(admission.NewDecoder(testScheme)).Handler
+	handler := NewValidatingWebhook(nil, admission.NewDecoder(testScheme)).Handler
 	resp := handler.Handle(ctx, admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
 		Operation: admissionv1.Create, Namespace: "team", Object: runtime.RawExtension{Raw: []byte("{")},
 	}})
@@ -316,4 +335,12 @@ func bound(p *corev1.Pod) *corev1.Pod {
 // reservePod labels pod as koord-scheduler labels the pods it places Reservations with.
 func reservePod(pod *corev1.Pod) *corev1.Pod {
 	return labelled(labelled(pod, extension.LabelReservePod, "true"), extension.LabelReservationName, "r1")
+}
+
+// quotaTree is a parent quota team with a child leaf.
+func quotaTree() []client.Object {
+	return []client.Object{
+		&schedulingsigsv1alpha1.ElasticQuota{ObjectMeta: metav1.ObjectMeta{Namespace: "q", Name: "team", Labels: map[string]string{extension.LabelQuotaIsParent: "true"}}},
+		&schedulingsigsv1alpha1.ElasticQuota{ObjectMeta: metav1.ObjectMeta{Namespace: "q", Name: "leaf", Labels: map[string]string{extension.LabelQuotaParent: "team"}}},
+	}
 }
