@@ -46,7 +46,7 @@ var koordinatorOnlyKoordletGates = []string{
 // not implement (yet); koordinatorManagerAliases are Koordinator's names of gates Koord has under another name.
 var (
 	koordinatorOnlyManagerGates = []string{
-		"ElasticMutatingWebhook", "NodeMutatingWebhook", "NodeValidatingWebhook", "ReservationMutatingWebhook",
+		"NodeMutatingWebhook", "NodeValidatingWebhook", "ReservationMutatingWebhook",
 		"WebhookFramework", "ColocationProfileSkipMutatingResources", "ColocationProfileSkipValidatingPriority",
 		"MultiQuotaTree", "ElasticQuotaIgnorePodOverhead", "ElasticQuotaGuaranteeUsage",
 		"ElasticQuotaEvaluationTransformPod", "DisableDefaultQuota",
@@ -58,6 +58,7 @@ var (
 	}
 	koordinatorManagerAliases = map[string]string{
 		"ElasticValidatingWebhook": string(ElasticQuotaValidatingWebhook),
+		"ElasticMutatingWebhook":   string(ElasticQuotaMutatingWebhook),
 	}
 )
 

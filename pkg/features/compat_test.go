@@ -95,10 +95,10 @@ func TestManagerCompatFlag(t *testing.T) {
 	if err := fs.Parse([]string{"--feature-gates=ElasticValidatingWebhook=false,ElasticMutatingWebhook=false,NodeMutatingWebhook=true,PodMutatingWebhook=true"}); err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
-	if g.Enabled(ElasticQuotaValidatingWebhook) {
-		t.Error("ElasticValidatingWebhook=false (Koordinator's name) left ElasticQuotaValidatingWebhook on")
+	if g.Enabled(ElasticQuotaValidatingWebhook) || g.Enabled(ElasticQuotaMutatingWebhook) {
+		t.Error("ElasticValidatingWebhook=false and ElasticMutatingWebhook=false (Koordinator's names) left Koord's gates on")
 	}
-	if diff := cmp.Diff([]string{"ElasticMutatingWebhook", "NodeMutatingWebhook"}, flag.Ignored()); diff != "" {
+	if diff := cmp.Diff([]string{"NodeMutatingWebhook"}, flag.Ignored()); diff != "" {
 		t.Errorf("ignored (-want +got):\n%s", diff)
 	}
 	if err := fs.Parse([]string{"--feature-gates=NoSuchGate=true"}); err == nil || !strings.Contains(err.Error(), "NoSuchGate") {

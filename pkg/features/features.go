@@ -38,6 +38,10 @@ const (
 	// PodValidatingWebhook rejects pods with inconsistent QoS, priority and resources, or malformed annotations.
 	// owner: koord-manager
 	PodValidatingWebhook featuregate.Feature = "PodValidatingWebhook"
+	// ElasticQuotaMutatingWebhook fills in a new ElasticQuota's parent label, tree ID and shared weight.
+	// Koordinator's ElasticMutatingWebhook is the same gate.
+	// owner: koord-manager
+	ElasticQuotaMutatingWebhook featuregate.Feature = "ElasticQuotaMutatingWebhook"
 	// ElasticQuotaValidatingWebhook checks ElasticQuota trees (min <= max, parents, children's min, cycles).
 	// owner: koord-manager
 	ElasticQuotaValidatingWebhook featuregate.Feature = "ElasticQuotaValidatingWebhook"
@@ -59,6 +63,7 @@ const (
 var managerFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
 	PodMutatingWebhook:                  {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 	PodValidatingWebhook:                {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	ElasticQuotaMutatingWebhook:         {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 	ElasticQuotaValidatingWebhook:       {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 	ColocationProfileValidatingWebhook:  {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 	ConfigMapValidatingWebhook:          {{Version: Version, Default: true, PreRelease: featuregate.Beta}},

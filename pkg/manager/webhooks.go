@@ -98,6 +98,14 @@ func webhookHooks(mgr ctrl.Manager, o Options) []webhook.Hook {
 			FailurePolicy: policy("clustercolocationprofiles", fail),
 		})
 	}
+	if gates.Enabled(features.ElasticQuotaMutatingWebhook) {
+		hooks = append(hooks, webhook.Hook{
+			Name: "melasticquota.koord.dev", Path: elasticquota.MutatingPath, Mutating: true,
+			Handler:       elasticquota.NewMutatingWebhook(reader, decoder),
+			Rules:         rule(schedulingsigsv1alpha1.GroupName, "v1alpha1", "elasticquotas", create),
+			FailurePolicy: policy("elasticquotas", fail),
+		})
+	}
 	if gates.Enabled(features.ElasticQuotaValidatingWebhook) {
 		hooks = append(hooks, webhook.Hook{
 			Name: "velasticquota.koord.dev", Path: elasticquota.ValidatingPath,
