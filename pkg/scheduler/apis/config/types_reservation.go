@@ -43,6 +43,8 @@ type ReservationArgs struct {
 	GCDurationSeconds int64
 	// GCIntervalSeconds is how often the controller looks for Succeeded and Failed Reservations to delete.
 	GCIntervalSeconds int64
+	// DisableGarbageCollection keeps Succeeded and Failed Reservations.
+	DisableGarbageCollection bool
 	// ResyncIntervalSeconds is how often the controller re-checks every Reservation (expiry, status, reserve
 	// pods), on top of the events it follows.
 	ResyncIntervalSeconds int64
@@ -56,10 +58,15 @@ type ReservationArgs struct {
 
 // PreAllocationConfig configures the cluster mode of Reservation pre-allocation.
 type PreAllocationConfig struct {
+	// EnableClusterMode is Koordinator's Cluster-mode pre-allocation; Koord refuses true.
+	EnableClusterMode bool
 	// ClusterLabelKey is the label marking pods as pre-allocatable; empty means Koordinator's
 	// pod.koordinator.sh/is-pre-allocatable.
 	ClusterLabelKey string
 	// ClusterPriorityAnnotationKey is the annotation giving a pre-allocatable pod's priority among the
 	// candidates; empty means Koordinator's.
 	ClusterPriorityAnnotationKey string
+	// PreferNoPreAllocatedPods is Koordinator's preference for nodes without pre-allocation; Koord refuses
+	// true.
+	PreferNoPreAllocatedPods bool
 }

@@ -292,8 +292,11 @@ func (p *Plugin) writeStatus(ctx context.Context, r *schedv1alpha1.Reservation, 
 }
 
 // collect deletes a Succeeded or Failed Reservation gcDurationSeconds after it ended (its Ready condition's
-// last transition, else its creation), or says how long until then.
+// last transition, else its creation), or says how long until then; with disableGarbageCollection it keeps it.
 func (p *Plugin) collect(ctx context.Context, r *schedv1alpha1.Reservation, now time.Time) (time.Duration, error) {
+	if p.args.DisableGarbageCollection {
+		return 0, nil
+	}
 	ended := r.CreationTimestamp.Time
 	if c := getCondition(r.Status.Conditions, schedv1alpha1.ReservationConditionReady); c != nil && !c.LastTransitionTime.IsZero() {
 		ended = c.LastTransitionTime.Time

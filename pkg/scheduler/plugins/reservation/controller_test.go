@@ -27,6 +27,8 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
@@ -287,6 +289,25 @@ func TestControllerGC(t *testing.T) {
 	f.reconcile(t, "r1")
 	if _, err := f.Koord.SchedulingV1alpha1().Reservations().Get(f.Ctx, "r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("reservation after gcDurationSeconds: %v", err)
+	}
+}
+
+// TestControllerGCDisabled: with disableGarbageCollection an ended Reservation is kept past gcDurationSeconds.
+func TestControllerGCDisabled(t *testing.T) {
+	ended := edited(reservation("r1", "n1", utiltesting.Resources("cpu", "1"), byLabel("web")), func(r *schedv1alpha1.Reservation) {
+		r.Status.Phase = schedv1alpha1.ReservationFailed
+		r.Status.Conditions = []schedv1alpha1.ReservationCondition{{
+			Type: schedv1alpha1.ReservationConditionReady, Status: schedv1alpha1.ConditionStatusFalse, Reason: schedv1alpha1.ReasonReservationExpired,
+			LastTransitionTime: metav1.NewTime(utiltesting.Now.Add(-48 * time.Hour)),
+		}}
+	})
+	args := plugintest.Args[config.ReservationArgs](t, func(a *configv1.ReservationArgs) { a.DisableGarbageCollection = true })
+	f := newFixture(t, args, []*schedv1alpha1.Reservation{ended}, nil, nil)
+	if got := f.reconcile(t, "r1"); got != 0 {
+		t.Errorf("requeue after %s, want none", got)
+	}
+	if _, err := f.Koord.SchedulingV1alpha1().Reservations().Get(f.Ctx, "r1", metav1.GetOptions{}); err != nil {
+		t.Errorf("reservation with garbage collection off: %v", err)
 	}
 }
 

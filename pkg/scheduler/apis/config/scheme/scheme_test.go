@@ -17,6 +17,8 @@ limitations under the License.
 package scheme
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -24,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	schedconfigv1 "k8s.io/kube-scheduler/config/v1"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	kubeschedulerscheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
@@ -31,6 +34,7 @@ import (
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 )
 
 // A Koordinator configuration: kube-scheduler decodes it into the internal args, defaulted.
@@ -119,4 +123,60 @@ func TestDecodeKubeSchedulerConfiguration(t *testing.T) {
 	if _, ok := out.Profiles[0].PluginConfig[0].Args.Object.(*configv1.LoadAwareSchedulingArgs); !ok {
 		t.Errorf("v1 args are %T", out.Profiles[0].PluginConfig[0].Args.Object)
 	}
+}
+
+// TestKoordinatorChartArgs decodes the plugin args of Koordinator's v1.8 Helm chart (testdata; the Reservation
+// args add the fields of Koordinator's ReservationArgs the chart leaves out) strictly, as kube-scheduler loads
+// --config, and validates them: every field decodes; the two features Koord has not built yet (gang
+// preemption and network-topology-aware gangs, which the chart turns on) are refused by name.
+func TestKoordinatorChartArgs(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "koordinator-v1.8-chart-args.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _, err := kubeschedulerscheme.Codecs.UniversalDecoder().Decode(data, nil, nil)
+	if err != nil {
+		t.Fatalf("decode Koordinator's chart configuration: %v", err)
+	}
+	cfg := obj.(*schedconfig.KubeSchedulerConfiguration)
+	var errs []string
+	for _, pc := range cfg.Profiles[0].PluginConfig {
+		switch args := pc.Args.(type) {
+		case *config.LoadAwareSchedulingArgs:
+			if args.FilterExpiredNodeMetrics || args.NodeMetricExpirationSeconds != 300 {
+				t.Errorf("LoadAwareScheduling args %+v, want the chart's", args)
+			}
+			errs = append(errs, errStrings(validation.ValidateLoadAwareSchedulingArgs(nil, args))...)
+		case *config.ElasticQuotaArgs:
+			if args.QuotaGroupNamespace != "koordinator-system" {
+				t.Errorf("ElasticQuota quotaGroupNamespace %q", args.QuotaGroupNamespace)
+			}
+			errs = append(errs, errStrings(validation.ValidateElasticQuotaArgs(nil, args))...)
+		case *config.CoschedulingArgs:
+			if !args.EnablePreemption || !args.AwareNetworkTopology {
+				t.Errorf("Coscheduling args %+v, want the chart's", args)
+			}
+			errs = append(errs, errStrings(validation.ValidateCoschedulingArgs(nil, args))...)
+		case *config.ReservationArgs:
+			if !args.DisableGarbageCollection || args.PreAllocationConfig == nil || args.PreAllocationConfig.ClusterLabelKey != "pod.koordinator.sh/is-pre-allocatable" {
+				t.Errorf("Reservation args %+v, want the file's", args)
+			}
+			errs = append(errs, errStrings(validation.ValidateReservationArgs(nil, args))...)
+		}
+	}
+	want := []string{
+		"enablePreemption: Invalid value: true: gang preemption is not implemented by Koord; set it to false",
+		"awareNetworkTopology: Invalid value: true: network-topology-aware gang placement is not implemented by Koord; set it to false",
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("validation (-want +got):\n%s", diff)
+	}
+}
+
+func errStrings(errs field.ErrorList) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
 }

@@ -42,6 +42,9 @@ type ReservationArgs struct {
 	GCDurationSeconds int64 `json:"gcDurationSeconds,omitempty"`
 	// GCIntervalSeconds is how often the controller looks for Reservations to delete. Defaults to 60.
 	GCIntervalSeconds *int64 `json:"gcIntervalSeconds,omitempty"`
+	// DisableGarbageCollection keeps Succeeded and Failed Reservations instead of deleting them
+	// gcDurationSeconds after they ended. Defaults to false.
+	DisableGarbageCollection bool `json:"disableGarbageCollection,omitempty"`
 	// ResyncIntervalSeconds is how often the controller re-checks every Reservation. Defaults to 60.
 	ResyncIntervalSeconds *int64 `json:"resyncIntervalSeconds,omitempty"`
 	// IgnoredResources are resources a Reservation never holds: they are left out of its allocatable.
@@ -53,10 +56,16 @@ type ReservationArgs struct {
 
 // PreAllocationConfig configures the cluster mode of Reservation pre-allocation.
 type PreAllocationConfig struct {
+	// EnableClusterMode turns Koordinator's Cluster-mode pre-allocation on. Koord does not implement it yet:
+	// true is refused, naming the field.
+	EnableClusterMode bool `json:"enableClusterMode,omitempty"`
 	// ClusterLabelKey is the label marking pods as pre-allocatable; empty means Koordinator's
 	// pod.koordinator.sh/is-pre-allocatable.
 	ClusterLabelKey string `json:"clusterLabelKey,omitempty"`
 	// ClusterPriorityAnnotationKey is the annotation giving a pre-allocatable pod's priority among the
 	// candidates; empty means Koordinator's.
 	ClusterPriorityAnnotationKey string `json:"clusterPriorityAnnotationKey,omitempty"`
+	// PreferNoPreAllocatedPods prefers nodes where a Reservation takes no running pod's resources. Koord
+	// does not implement pre-allocation yet: true is refused, naming the field.
+	PreferNoPreAllocatedPods bool `json:"preferNoPreAllocatedPods,omitempty"`
 }

@@ -429,6 +429,7 @@ func autoConvert_v1_ReservationArgs_To_config_ReservationArgs(in *ReservationArg
 	if err := metav1.Convert_Pointer_int64_To_int64(&in.GCIntervalSeconds, &out.GCIntervalSeconds, s); err != nil {
 		return err
 	}
+	out.DisableGarbageCollection = in.DisableGarbageCollection
 	if err := metav1.Convert_Pointer_int64_To_int64(&in.ResyncIntervalSeconds, &out.ResyncIntervalSeconds, s); err != nil {
 		return err
 	}
@@ -459,6 +460,7 @@ func autoConvert_config_ReservationArgs_To_v1_ReservationArgs(in *config.Reserva
 	if err := metav1.Convert_int64_To_Pointer_int64(&in.GCIntervalSeconds, &out.GCIntervalSeconds, s); err != nil {
 		return err
 	}
+	out.DisableGarbageCollection = in.DisableGarbageCollection
 	if err := metav1.Convert_int64_To_Pointer_int64(&in.ResyncIntervalSeconds, &out.ResyncIntervalSeconds, s); err != nil {
 		return err
 	}

@@ -69,6 +69,12 @@ func ValidateReservationArgs(path *field.Path, args *config.ReservationArgs) fie
 	}
 	if c := args.PreAllocationConfig; c != nil {
 		p := path.Child("preAllocationConfig")
+		if c.EnableClusterMode {
+			errs = append(errs, field.Invalid(p.Child("enableClusterMode"), true, "Reservation pre-allocation is not implemented by Koord; set it to false"))
+		}
+		if c.PreferNoPreAllocatedPods {
+			errs = append(errs, field.Invalid(p.Child("preferNoPreAllocatedPods"), true, "Reservation pre-allocation is not implemented by Koord; set it to false"))
+		}
 		for _, f := range []struct {
 			name, value string
 		}{
