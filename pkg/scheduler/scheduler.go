@@ -66,6 +66,7 @@ var (
 	_ fwk.EnqueueExtensions = (*elasticquota.Plugin)(nil)
 
 	_ fwk.QueueSortPlugin   = (*coscheduling.Plugin)(nil)
+	_ fwk.PreEnqueuePlugin  = (*coscheduling.Plugin)(nil)
 	_ fwk.PreFilterPlugin   = (*coscheduling.Plugin)(nil)
 	_ fwk.PostFilterPlugin  = (*coscheduling.Plugin)(nil)
 	_ fwk.PermitPlugin      = (*coscheduling.Plugin)(nil)

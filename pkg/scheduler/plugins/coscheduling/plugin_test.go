@@ -333,3 +333,45 @@ func TestRejectBeforeTheFrameworkWaits(t *testing.T) {
 		t.Fatalf("a still waits")
 	}
 }
+
+// TestPreEnqueue: a gang's pods wait outside the active queue until the gang has its minimum; the pod asking
+// counts even before the plugin's informer delivered it; pods in no gang pass.
+func TestPreEnqueue(t *testing.T) {
+	member := func(name string) *corev1.Pod { return utiltesting.MakePod(name).Gang("train", "3").Obj() }
+	tests := map[string]struct {
+		pods []*corev1.Pod
+		pod  *corev1.Pod
+		want *fwk.Status
+	}{
+		"a pod in no gang": {pod: utiltesting.MakePod("x").Obj()},
+		"too few members": {
+			pods: []*corev1.Pod{member("a")},
+			pod:  member("b"),
+			want: fwk.NewStatus(fwk.UnschedulableAndUnresolvable, `gang "default/train" has 2 of 3 members (min 3)`),
+		},
+		"the asking pod completes the gang before the informer delivers it": {
+			pods: []*corev1.Pod{member("a"), member("b")},
+			pod:  member("c"),
+		},
+		"no PodGroup and no minimum": {
+			pods: []*corev1.Pod{utiltesting.MakePod("a").PodGroup("train").Obj()},
+			pod:  utiltesting.MakePod("a").PodGroup("train").Obj(),
+			want: fwk.NewStatus(fwk.UnschedulableAndUnresolvable, `gang "default/train" has no PodGroup and its pods set no gang.scheduling.koordinator.sh/min-available`),
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, plugintest.Args[config.CoschedulingArgs, configv1.CoschedulingArgs](t, nil), tc.pods, nil)
+			got := f.plugin.PreEnqueue(f.Ctx, tc.pod)
+			if diff := cmp.Diff(tc.want.Code(), got.Code()); diff != "" {
+				t.Errorf("PreEnqueue() code (-want,+got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want.Message(), got.Message()); diff != "" {
+				t.Errorf("PreEnqueue() message (-want,+got):\n%s", diff)
+			}
+			if len(tc.pods) > 0 && tc.pod.Name == "c" && f.plugin.cache.Knows(tc.pod) {
+				t.Error("PreEnqueue recorded the pod in its gang; only the informer may")
+			}
+		})
+	}
+}

@@ -71,17 +71,12 @@ func (p *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, pod *corev
 
 // check decides PreFilter, at now, for a member whose gang is v.
 func (p *Plugin) check(v *cache.View, now time.Time) *fwk.Status {
+	if status := p.gate(v); !status.IsSuccess() {
+		return status
+	}
 	switch {
-	case v.PodErr != nil:
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %q: the pod's gang annotations are invalid: %v", v.ID, v.PodErr))
-	case v.SpecErr != nil:
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %q: %v", v.ID, v.SpecErr))
-	case !v.HasSpec:
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %q has no PodGroup and its pods set no %s", v.ID, extension.AnnotationGangMinNum))
 	case v.Spec.MatchPolicy == extension.GangMatchPolicyOnceSatisfied && v.OnceSatisfied:
 		return nil
-	case v.Members < v.Spec.MinMember:
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %q has %d of %d members (min %d)", v.ID, v.Members, v.Spec.TotalMember, v.Spec.MinMember))
 	case v.TimedOut:
 		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %q %s in schedule cycle %d; %s", v.ID, v.Failure, v.Cycle, nextCycle(v, now)))
 	case !p.checkCycle || v.Spec.Mode != extension.GangModeStrict:

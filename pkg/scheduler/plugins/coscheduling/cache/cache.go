@@ -105,6 +105,14 @@ func (c *Cache) AddOrUpdatePod(pod *corev1.Pod) (ID, bool) {
 	return g.id, g.hasSpec && before < g.spec.MinMember && len(g.members) >= g.spec.MinMember
 }
 
+// Knows reports whether pod is recorded as a member of its gang.
+func (c *Cache) Knows(pod *corev1.Pod) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.gangOf[pod.UID]
+	return ok
+}
+
 // Pending returns the gang's members that are not assumed or bound. The pods are the informer's: read only.
 func (c *Cache) Pending(id ID) []*corev1.Pod {
 	c.mu.Lock()
