@@ -46,6 +46,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/schedulinghint"
 )
 
 // The extension points of every plugin, checked at build time: a plugin that stops implementing one its
@@ -64,6 +65,10 @@ var (
 	_ fwk.ReservePlugin     = (*elasticquota.Plugin)(nil)
 	_ fwk.PreEnqueuePlugin  = (*elasticquota.Plugin)(nil)
 	_ fwk.EnqueueExtensions = (*elasticquota.Plugin)(nil)
+
+	_ fwk.PreFilterPlugin = (*schedulinghint.Plugin)(nil)
+	_ fwk.PreScorePlugin  = (*schedulinghint.Plugin)(nil)
+	_ fwk.ScorePlugin     = (*schedulinghint.Plugin)(nil)
 
 	_ fwk.QueueSortPlugin   = (*coscheduling.Plugin)(nil)
 	_ fwk.PreEnqueuePlugin  = (*coscheduling.Plugin)(nil)
@@ -97,6 +102,7 @@ func Plugins() []app.Option {
 		app.WithPlugin(elasticquota.Name, elasticquota.NewFactory(informers, plugins.WithMetrics(m))),
 		app.WithPlugin(coscheduling.Name, coscheduling.NewFactory(informers, plugins.WithMetrics(m))),
 		app.WithPlugin(reservation.Name, reservation.NewFactory(informers, plugins.WithMetrics(m))),
+		app.WithPlugin(schedulinghint.Name, schedulinghint.NewFactory()),
 	}
 }
 

@@ -45,6 +45,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&ElasticQuotaArgs{},
 		&CoschedulingArgs{},
 		&ReservationArgs{},
+		&SchedulingHintArgs{},
 	)
 	return nil
 }
