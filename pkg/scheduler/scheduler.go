@@ -43,6 +43,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/defaultprebind"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation"
@@ -65,6 +66,8 @@ var (
 	_ fwk.ReservePlugin     = (*elasticquota.Plugin)(nil)
 	_ fwk.PreEnqueuePlugin  = (*elasticquota.Plugin)(nil)
 	_ fwk.EnqueueExtensions = (*elasticquota.Plugin)(nil)
+
+	_ fwk.PreBindPlugin = (*defaultprebind.Plugin)(nil)
 
 	_ fwk.PreFilterPlugin = (*schedulinghint.Plugin)(nil)
 	_ fwk.PreScorePlugin  = (*schedulinghint.Plugin)(nil)
@@ -103,6 +106,7 @@ func Plugins() []app.Option {
 		app.WithPlugin(coscheduling.Name, coscheduling.NewFactory(informers, plugins.WithMetrics(m))),
 		app.WithPlugin(reservation.Name, reservation.NewFactory(informers, plugins.WithMetrics(m))),
 		app.WithPlugin(schedulinghint.Name, schedulinghint.NewFactory()),
+		app.WithPlugin(defaultprebind.Name, defaultprebind.New),
 	}
 }
 

@@ -18,7 +18,6 @@ package reservation
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,6 +27,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
 )
 
@@ -98,7 +98,8 @@ func (p *Plugin) PreBindPreFlight(_ context.Context, cs fwk.CycleState, _ *corev
 }
 
 // PreBind writes the reservation-allocated annotation on the pod, so that the allocation survives a scheduler
-// restart. It returns Error when the patch fails; the pod is then retried and the allocation released.
+// restart: through DefaultPreBind's one patch when the profile has it (plugins.PodChanges), else itself. It
+// returns Error when the patch fails; the pod is then retried and the allocation released.
 func (p *Plugin) PreBind(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod, _ string) *fwk.Status {
 	rs := getReserveState(cs)
 	if rs == nil {
@@ -108,12 +109,11 @@ func (p *Plugin) PreBind(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod
 	if err := extension.SetReservationAllocated(annotated, &extension.ReservationAllocated{Name: rs.name, UID: rs.uid}); err != nil {
 		return fwk.AsStatus(err)
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotated.Annotations}})
-	if err != nil {
-		return fwk.AsStatus(fmt.Errorf("encode pod patch: %w", err))
+	if plugins.PodChangesOf(cs).Annotate(annotated.Annotations) {
+		return nil
 	}
-	if _, err := p.kube.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		return fwk.AsStatus(fmt.Errorf("annotate pod %s/%s with reservation %q: %w", pod.Namespace, pod.Name, rs.name, err))
+	if err := plugins.PatchPodMetadata(ctx, p.kube, pod, nil, annotated.Annotations); err != nil {
+		return fwk.AsStatus(fmt.Errorf("annotate pod with reservation %q: %w", rs.name, err))
 	}
 	return nil
 }

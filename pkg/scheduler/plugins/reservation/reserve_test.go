@@ -26,6 +26,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/defaultprebind"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
@@ -219,5 +220,52 @@ func TestPreBind(t *testing.T) {
 	}
 	if diff := cmp.Diff(`{"name":"r1","uid":"r1"}`, got.Annotations[extension.AnnotationReservationAllocated]); diff != "" {
 		t.Errorf("annotation (-want,+got):\n%s", diff)
+	}
+}
+
+// TestPreBindThroughDefaultPreBind: with DefaultPreBind after it in the profile, the annotation is recorded
+// and written in DefaultPreBind's one patch; with DefaultPreBind before it (changes applied already), the
+// plugin writes it itself.
+func TestPreBindThroughDefaultPreBind(t *testing.T) {
+	n1 := utiltesting.MakeNode("n1").Allocatable(utiltesting.Resources("cpu", "8")).Obj()
+	owner := utiltesting.MakePod("p").Labels(map[string]string{"app": "web"}).Req(utiltesting.Resources("cpu", "1")).Obj()
+	for name, defaultFirst := range map[string]bool{"DefaultPreBind last": false, "DefaultPreBind first": true} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, nil, []*schedv1alpha1.Reservation{reservation("r1", "n1", utiltesting.Resources("cpu", "2"), byLabel("web"))}, []*corev1.Node{n1}, []*corev1.Pod{owner})
+			dpb, err := defaultprebind.New(f.Ctx, nil, f.Handle(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pb := dpb.(fwk.PreBindPlugin)
+			cs := f.reserve(t, owner, "n1")
+			for _, pl := range []fwk.PreBindPlugin{f.plugin, pb} {
+				if _, s := pl.PreBindPreFlight(f.Ctx, cs, owner, "n1"); !s.IsSuccess() {
+					t.Fatalf("%s PreBindPreFlight = %v", pl.Name(), s)
+				}
+			}
+			order := []fwk.PreBindPlugin{f.plugin, pb}
+			if defaultFirst {
+				order = []fwk.PreBindPlugin{pb, f.plugin}
+			}
+			f.Kube.ClearActions()
+			for _, pl := range order {
+				if s := pl.PreBind(f.Ctx, cs, owner, "n1"); !s.IsSuccess() {
+					t.Fatalf("%s PreBind = %v", pl.Name(), s)
+				}
+			}
+			patches := 0
+			for _, a := range f.Kube.Actions() {
+				if a.GetVerb() == "patch" && a.GetResource().Resource == "pods" {
+					patches++
+				}
+			}
+			got, err := f.Kube.CoreV1().Pods("default").Get(f.Ctx, "p", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if patches != 1 || got.Annotations[extension.AnnotationReservationAllocated] != `{"name":"r1","uid":"r1"}` {
+				t.Errorf("%d pod patches, annotation %q; want one patch writing the allocation", patches, got.Annotations[extension.AnnotationReservationAllocated])
+			}
+		})
 	}
 }
