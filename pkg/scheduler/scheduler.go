@@ -79,6 +79,7 @@ var (
 	_ fwk.PostFilterPlugin  = (*coscheduling.Plugin)(nil)
 	_ fwk.PermitPlugin      = (*coscheduling.Plugin)(nil)
 	_ fwk.ReservePlugin     = (*coscheduling.Plugin)(nil)
+	_ fwk.PreBindPlugin     = (*coscheduling.Plugin)(nil)
 	_ fwk.PostBindPlugin    = (*coscheduling.Plugin)(nil)
 	_ fwk.EnqueueExtensions = (*coscheduling.Plugin)(nil)
 	_ fwk.SignPlugin        = (*coscheduling.Plugin)(nil)

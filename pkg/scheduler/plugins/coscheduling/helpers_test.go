@@ -88,7 +88,7 @@ func newFixture(t testing.TB, args *config.CoschedulingArgs, pods []*corev1.Pod,
 	var plugin *Plugin
 	factory := newFactory(env.CRDs, 0, plugins.WithClock(env.Clock))
 	fh := env.Framework(t, "koord-scheduler",
-		tf.RegisterPluginAsExtensions(Name, plugintest.Capture(env, factory, args, &plugin), "QueueSort", "PreEnqueue", "PreFilter", "PostFilter", "Reserve", "Permit", "PostBind"),
+		tf.RegisterPluginAsExtensions(Name, plugintest.Capture(env, factory, args, &plugin), "QueueSort", "PreEnqueue", "PreFilter", "PostFilter", "Reserve", "Permit", "PreBind", "PostBind"),
 		tf.RegisterBindPlugin("DefaultBinder", func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return &binder{}, nil }),
 	)
 	// Forget what the initial pods activated; tests look at what their own steps activate.
@@ -156,6 +156,13 @@ func (f *fixture) schedule(pod *corev1.Pod, fits bool) attempt {
 			f.fh.RunReservePluginsUnreserve(f.Ctx, state, pod, node)
 			a.bound <- s
 			return
+		}
+		if s := f.fh.RunPreBindPreFlights(f.Ctx, state, pod, node); s.IsSuccess() {
+			if s := f.fh.RunPreBindPlugins(f.Ctx, state, pod, node); !s.IsSuccess() {
+				f.fh.RunReservePluginsUnreserve(f.Ctx, state, pod, node)
+				a.bound <- s
+				return
+			}
 		}
 		f.fh.RunPostBindPlugins(f.Ctx, state, pod, node)
 		a.bound <- nil

@@ -42,6 +42,11 @@ func (p *Plugin) Permit(ctx context.Context, state fwk.CycleState, pod *corev1.P
 	}
 	logger := klog.FromContext(ctx)
 	if r.Satisfied {
+		if id, ok := cache.IDOf(pod); ok {
+			if v, ok := p.cache.View(id); ok {
+				p.bindings.record(v.Spec.Groups, r.Allow)
+			}
+		}
 		for _, uid := range r.Allow {
 			if wp := p.handle.GetWaitingPod(uid); wp != nil {
 				wp.Allow(Name)
@@ -86,6 +91,7 @@ func (p *Plugin) Reserve(context.Context, fwk.CycleState, *corev1.Pod, string) *
 // under once-satisfied) fails its group's cycle and its group's waiting members are rejected; a NonStrict
 // gang keeps them waiting.
 func (p *Plugin) Unreserve(ctx context.Context, _ fwk.CycleState, pod *corev1.Pod, _ string) {
+	p.bindings.forget(pod.UID)
 	r := p.cache.Unreserve(pod)
 	if len(r.Reject) == 0 && len(r.Retry) == 0 && !r.TimedOut {
 		return
@@ -150,6 +156,7 @@ func (p *Plugin) reject(uids []types.UID, msg string, tries int) {
 
 // PostBind counts the member as bound and schedules a status write for its PodGroup.
 func (p *Plugin) PostBind(_ context.Context, _ fwk.CycleState, pod *corev1.Pod, _ string) {
+	p.bindings.forget(pod.UID)
 	p.cache.Bind(pod)
 	p.podGroupChanged(pod)
 }

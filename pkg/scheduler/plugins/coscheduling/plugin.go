@@ -74,6 +74,8 @@ type Plugin struct {
 	synced plugins.Synced
 	// metrics records what the plugin counts.
 	metrics *metrics.Metrics
+	// bindings are the binding infos PreBind writes.
+	bindings bindings
 }
 
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads

@@ -149,6 +149,17 @@ func TestStrictGangBindsTogether(t *testing.T) {
 	if v.Bound != 3 || !v.OnceSatisfied {
 		t.Errorf("gang after binding: %+v, want 3 bound, satisfied once", v)
 	}
+	// PreBind annotated every member with the group bound together, as Koordinator's Coscheduling does.
+	for _, name := range []string{"a", "b", "c"} {
+		got, err := f.Kube.CoreV1().Pods("default").Get(f.Ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"default/train", "3"}
+		if diff := cmp.Diff(want, []string{got.Annotations[extension.AnnotationBindGangGroupID], got.Annotations[extension.AnnotationBindGangMemberCount]}); diff != "" {
+			t.Errorf("annotations of %s (-want,+got):\n%s", name, diff)
+		}
+	}
 }
 
 func TestStrictFailureRejectsTheGang(t *testing.T) {
