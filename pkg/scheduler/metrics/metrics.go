@@ -43,6 +43,9 @@ type Metrics struct {
 	GangTimeouts prometheus.Counter
 	// ReservationTransitions counts Reservations entering a phase (Available, Succeeded, Failed).
 	ReservationTransitions *prometheus.CounterVec
+	// QuotaResources is each quota's runtime, used and request per resource, as ElasticQuota's status writer
+	// last computed them. The quota label takes the quotas' names, as many as there are quotas.
+	QuotaResources *prometheus.GaugeVec
 }
 
 // NewMetrics creates the collectors, unregistered.
@@ -60,6 +63,10 @@ func NewMetrics() *Metrics {
 			"Pods evicted because their quota used more than its runtime quota for longer than delayEvictTime.")),
 		GangTimeouts: prometheus.NewCounter(opts("gang_timeouts_total",
 			"Gang members marked timed out after waiting for their gang longer than its waiting time.")),
+		QuotaResources: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemScheduler, Name: "elastic_quota_resource",
+			Help: "An ElasticQuota's runtime quota, used and request (type) of a resource, in Koord's units (cpu in millicores, other resources in their base unit).",
+		}, []string{"quota", "resource", "type"}),
 		ReservationTransitions: prometheus.NewCounterVec(opts("reservation_transitions_total",
 			"Reservations entering a phase: Available (placed), Succeeded (used up) or Failed (expired, node gone)."),
 			[]string{"phase"}),
@@ -70,6 +77,6 @@ func NewMetrics() *Metrics {
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	return errors.Join(
 		reg.Register(m.LoadAwareRejections), reg.Register(m.QuotaRejections), reg.Register(m.QuotaRevokedPods),
-		reg.Register(m.GangTimeouts), reg.Register(m.ReservationTransitions),
+		reg.Register(m.GangTimeouts), reg.Register(m.ReservationTransitions), reg.Register(m.QuotaResources),
 	)
 }

@@ -22,16 +22,20 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
@@ -215,5 +219,30 @@ func TestInvalidQuota(t *testing.T) {
 	case got := <-f.Events.Events:
 		t.Errorf("second event for the same error: %s", got)
 	default:
+	}
+}
+
+// TestQuotaGauges: the status writer sets each quota's runtime, used and request gauges, and drops the gauges
+// of a quota that is gone.
+func TestQuotaGauges(t *testing.T) {
+	quotas, nodes, pods := twoTenants()
+	env := plugintest.New(t, plugintest.WithObjectsOf(quotas), plugintest.WithObjectsOf(nodes), plugintest.WithObjectsOf(pods))
+	m := metrics.NewMetrics()
+	p := plugintest.Plugin[*Plugin](t, env, NewFactory(env.CRDs, plugins.WithClock(env.Clock), plugins.WithFeatures(plfeature.Features{}), plugins.WithMetrics(m)),
+		plugintest.Args[config.ElasticQuotaArgs, configv1.ElasticQuotaArgs](t, nil))
+	p.writeStatuses(env.Ctx)
+	for typ, want := range map[string]float64{"runtime": 30000, "used": 30000, "request": 30000} {
+		if got := testutil.ToFloat64(m.QuotaResources.WithLabelValues("team-a", "cpu", typ)); got != want {
+			t.Errorf("team-a cpu %s = %v, want %v (millicores)", typ, got, want)
+		}
+	}
+	p.gauged[[3]string{"gone", "cpu", "used"}] = true
+	m.QuotaResources.WithLabelValues("gone", "cpu", "used").Set(1)
+	p.writeStatuses(env.Ctx)
+	if n := testutil.CollectAndCount(m.QuotaResources, "koord_scheduler_elastic_quota_resource"); n == 0 {
+		t.Fatal("no gauges")
+	}
+	if _, ok := p.gauged[[3]string{"gone", "cpu", "used"}]; ok {
+		t.Error("the gauge of a quota that is gone is kept")
 	}
 }

@@ -77,6 +77,9 @@ type Plugin struct {
 	synced plugins.Synced
 	// metrics records what the plugin counts.
 	metrics *metrics.Metrics
+	// gauged are the quota, resource and type labels of the quota gauges set last, so that those of quotas
+	// gone are removed. Only the status writer touches it.
+	gauged map[[3]string]bool
 }
 
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads

@@ -95,10 +95,13 @@ func (p *Plugin) ensureBuiltinQuotas(ctx context.Context) {
 	}
 }
 
-// writeStatuses patches every quota object whose numbers differ from the manager's.
+// writeStatuses patches every quota object whose numbers differ from the manager's, and sets the quotas'
+// gauges.
 func (p *Plugin) writeStatuses(ctx context.Context) {
 	logger := klog.FromContext(ctx)
-	for _, s := range p.manager.Statuses() {
+	statuses := p.manager.Statuses()
+	p.setGauges(statuses)
+	for _, s := range statuses {
 		if s.Namespace == "" {
 			continue
 		}
@@ -177,4 +180,25 @@ func equalResources(a, b corev1.ResourceList) bool {
 		}
 	}
 	return true
+}
+
+// setGauges sets the runtime, used and request gauges of every quota and removes those of quotas and
+// resources that are gone.
+func (p *Plugin) setGauges(statuses []cache.Status) {
+	seen := map[[3]string]bool{}
+	for _, s := range statuses {
+		for typ, amounts := range map[string]quantity.Amounts{"runtime": s.Runtime, "used": s.Used, "request": s.Request} {
+			for name, v := range amounts {
+				key := [3]string{s.Name, string(name), typ}
+				seen[key] = true
+				p.metrics.QuotaResources.WithLabelValues(key[:]...).Set(float64(v))
+			}
+		}
+	}
+	for key := range p.gauged {
+		if !seen[key] {
+			p.metrics.QuotaResources.DeleteLabelValues(key[:]...)
+		}
+	}
+	p.gauged = seen
 }
