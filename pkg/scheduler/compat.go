@@ -107,7 +107,7 @@ func addKoordinatorFlags(cmd *cobra.Command) *koordinatorFlags {
 		"kube-scheduler's --secure-port serves both over HTTPS.")
 	fs.StringVar(&k.address, "address", "0.0.0.0", "Address of --port.")
 	k.set.IgnoreBool("Koord's gangs ignore network topology", "enable-network-topology-manager")
-	k.set.IgnoreValue("Koord's scheduler controllers always run in the leader", "controller-plugins")
+	k.set.IgnoreValue("Koord runs every controller of its scheduler plugins", "controller-plugins")
 	k.set.IgnoreValue("Koord explains a pending pod through its PodScheduled condition and events",
 		"debug-scores", "debug-diagnosis-queue-size", "debug-diagnosis-worker-count")
 	k.set.IgnoreBool("Koord explains a pending pod through its PodScheduled condition and events",
