@@ -70,20 +70,16 @@ func PodChangesOf(cycle fwk.CycleState) *PodChanges {
 // Annotate records annotations for the pod. It returns false when c is nil or was applied already: the
 // caller then writes them itself.
 func (c *PodChanges) Annotate(annotations map[string]string) bool {
-	if c == nil {
-		return false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.applied {
-		return false
-	}
-	maps.Copy(c.annotations, annotations)
-	return true
+	return c.record(func() { maps.Copy(c.annotations, annotations) })
 }
 
 // Label records labels for the pod, like Annotate.
 func (c *PodChanges) Label(labels map[string]string) bool {
+	return c.record(func() { maps.Copy(c.labels, labels) })
+}
+
+// record runs add under the lock unless c is nil or applied, and reports whether it ran.
+func (c *PodChanges) record(add func()) bool {
 	if c == nil {
 		return false
 	}
@@ -92,7 +88,7 @@ func (c *PodChanges) Label(labels map[string]string) bool {
 	if c.applied {
 		return false
 	}
-	maps.Copy(c.labels, labels)
+	add()
 	return true
 }
 
