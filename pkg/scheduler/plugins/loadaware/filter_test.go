@@ -202,7 +202,7 @@ func TestFilter(t *testing.T) {
 			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6", "memory", "4Gi")).Pod("default", "web", extension.PriorityProd, utiltesting.Resources("cpu", "1")).Obj(),
 			pod: func() *corev1.Pod {
 				p := incoming.DeepCopy()
-				p.Labels = map[string]string{extension.LabelPodPriorityClass: string(extension.PriorityMid)}
+				p.Labels = map[string]string{extension.LabelPodPriorityClass: string(extension.PriorityBatch)}
 				return p
 			}(),
 			want: rejected("node cpu usage 69 percent > threshold 65 percent"),

@@ -50,7 +50,7 @@ func TestScore(t *testing.T) {
 	metrics := []*slov1alpha1.NodeMetric{cool, hot, stale, empty}
 	nodes := []string{"cool", "hot", "bare", "stale", "empty"}
 	incoming := utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj()
-	incoming.Labels = map[string]string{extension.LabelPodPriorityClass: string(extension.PriorityMid)}
+	incoming.Labels = map[string]string{extension.LabelPodPriorityClass: string(extension.PriorityBatch)}
 
 	tests := map[string]struct {
 		args func(*configv1.LoadAwareSchedulingArgs)

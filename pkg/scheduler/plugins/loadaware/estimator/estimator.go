@@ -19,8 +19,9 @@ limitations under the License.
 //
 // A pod's estimate of resource r is max(request, limit) × factor / 100, rounded, and never above the limit.
 // koord-batch and koord-mid pods are estimated from the resources they request instead of cpu and memory
-// (kubernetes.io/batch-cpu in milli-cores, kubernetes.io/batch-memory, and the mid ones), or from cpu and
-// memory when they request none of those. A pod requesting
+// (kubernetes.io/batch-cpu in milli-cores, kubernetes.io/batch-memory, and the mid ones). A koord-batch pod that
+// requests none of those is estimated from cpu and memory; a koord-mid pod that requests no mid resources, and
+// every koord-free pod, is estimated at 0 cpu and memory, as Koordinator estimates them. A pod requesting
 // nothing of a cpu-like resource is estimated at 250m, of a memory-like one at 200Mi. Resources without a
 // factor are estimated at 0.
 package estimator
@@ -79,9 +80,15 @@ func (e *Estimator) Estimate(pod *corev1.Pod, custom map[corev1.ResourceName]int
 			continue
 		}
 		requested := extension.TranslateResourceNameByPriorityClass(pc, name)
-		if requested == "" || requested != name && quantity.ValueIn(requests, requested) == 0 && quantity.ValueIn(limits, requested) == 0 {
-			// A koord-batch or koord-mid pod that does not request its class's resource (no webhook rewrote
-			// it) is estimated from the standard one.
+		standard := name == corev1.ResourceCPU || name == corev1.ResourceMemory
+		unrequested := requested != name && quantity.ValueIn(requests, requested) == 0 && quantity.ValueIn(limits, requested) == 0
+		switch {
+		case standard && (pc == extension.PriorityFree || pc == extension.PriorityMid && unrequested):
+			// Koordinator estimates koord-free pods, and koord-mid pods without mid resources, at nothing.
+			continue
+		case requested == "" || unrequested:
+			// A koord-batch pod that does not request batch resources (no webhook rewrote it) is estimated
+			// from the standard ones.
 			requested = name
 		}
 		v[i] = estimate(requested, requests, limits, factor)

@@ -120,6 +120,22 @@ func TestEstimate(t *testing.T) {
 			}(),
 			want: quantity.Vector{850, 700},
 		},
+		"mid pod without mid resources: nothing, as Koordinator": {
+			pod: func() *corev1.Pod {
+				p := podWith(list("cpu", "1", "memory", "1Gi"), nil)
+				p.Labels = map[string]string{extension.LabelPodPriorityClass: string(extension.PriorityMid)}
+				return p
+			}(),
+			want: quantity.Vector{0, 0},
+		},
+		"free pod: nothing, as Koordinator": {
+			pod: func() *corev1.Pod {
+				p := podWith(list("cpu", "1", "memory", "1Gi"), nil)
+				p.Labels = map[string]string{extension.LabelPodPriorityClass: string(extension.PriorityFree)}
+				return p
+			}(),
+			want: quantity.Vector{0, 0},
+		},
 		"init containers and overhead count as the scheduler counts them": {
 			pod: func() *corev1.Pod {
 				p := podWith(list("cpu", "1"), nil)
