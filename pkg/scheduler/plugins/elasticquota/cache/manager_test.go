@@ -66,6 +66,18 @@ func TestRuntime(t *testing.T) {
 			},
 			want: map[string]corev1.ResourceList{"a": utiltesting.Resources("cpu", "30"), "b": utiltesting.Resources("cpu", "10")},
 		},
+		// c lends nothing: its min 10 counts in its request and in its parent p's, so p keeps 10 of the 40 though
+		// no pod asks for it, and q gets the other 30 (as Koordinator propagates a non-lending min up the tree).
+		"lending off keeps the min up the tree": {
+			total: utiltesting.Resources("cpu", "40"),
+			quotas: []*schedv1alpha1.ElasticQuota{
+				utiltesting.MakeElasticQuota("p").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "40")).IsParent().Obj(),
+				utiltesting.MakeElasticQuota("c").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "40")).Parent("p").NoLending().Obj(),
+				utiltesting.MakeElasticQuota("q").Min(utiltesting.Resources("cpu", "10")).Max(utiltesting.Resources("cpu", "40")).Obj(),
+			},
+			pods: []*corev1.Pod{utiltesting.MakePod("q1").Req(utiltesting.Resources("cpu", "40")).Label(extension.LabelQuotaName, "q").Obj()},
+			want: map[string]corev1.ResourceList{"p": utiltesting.Resources("cpu", "10"), "c": utiltesting.Resources("cpu", "10"), "q": utiltesting.Resources("cpu", "30")},
+		},
 		// Shared weights 1:3 of 40 spare cpu; memory weights default to max (10Gi each), so memory splits 1:1.
 		"shared weights": {
 			total: utiltesting.Resources("cpu", "40", "memory", "10Gi"),

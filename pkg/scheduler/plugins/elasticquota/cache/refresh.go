@@ -63,6 +63,8 @@ func reset(v quantity.Amounts) quantity.Amounts {
 }
 
 // computeRequest sets n.request: its own pods' requests plus each child's request capped by the child's max.
+// A quota that does not lend requests at least its min, so that its ancestors keep the min for it instead of
+// lending it to their siblings, as Koordinator does.
 func computeRequest(n *node) {
 	n.request = reset(n.request)
 	n.request.Add(n.ownRequest)
@@ -70,6 +72,11 @@ func computeRequest(n *node) {
 		computeRequest(c)
 		for name, maxValue := range c.Max {
 			n.request[name] = quantity.Add(n.request[name], min(c.request[name], maxValue))
+		}
+	}
+	if !n.AllowLentResource {
+		for name, minValue := range n.Min {
+			n.request[name] = max(n.request[name], minValue)
 		}
 	}
 }
