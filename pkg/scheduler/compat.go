@@ -41,7 +41,7 @@ import (
 var koordinatorOnlyGates = []string{
 	"CompatibleCSIStorageCapacity", "DisableCSIStorageCapacityInformer", "CompatiblePodDisruptionBudget",
 	"DisablePodDisruptionBudgetInformer", "DisableDynamicResourceAllocationInformer", "ResizePod", "MultiQuotaTree",
-	"ElasticQuotaIgnorePodOverhead", "ElasticQuotaIgnoreTerminatingPod", "ElasticQuotaImmediateIgnoreTerminatingPod",
+	"ElasticQuotaIgnorePodOverhead", "ElasticQuotaImmediateIgnoreTerminatingPod",
 	"ElasticQuotaGuaranteeUsage", "DisableDefaultQuota", "SupportParentQuotaSubmitPod", "LazyReservationRestore",
 	"OmitNodeLabelsForReservation", "SkipReservationFitsNode", "DevicePluginAdaption",
 	"CleanExpiredReservationAllocated", "DynamicSchedulerCheck", "CSIStorageCapacity", "GenericEphemeralVolume",

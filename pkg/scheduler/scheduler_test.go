@@ -40,6 +40,7 @@ import (
 	schedvalidation "k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 
 	"github.com/koord-dev/koord/apis/extension"
+	koordfeatures "github.com/koord-dev/koord/pkg/features"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware"
@@ -252,11 +253,14 @@ func TestArgsFeatureGates(t *testing.T) {
 func TestKoordinatorCommandLine(t *testing.T) {
 	args := []string{
 		"--port=10251", "--authentication-skip-lookup=true", "--v=4",
-		"--feature-gates=CompatibleCSIStorageCapacity=true,SchedulerAsyncAPICalls=true",
+		"--feature-gates=CompatibleCSIStorageCapacity=true",
 		"--config=/config/koord-scheduler.config", "--enable-network-topology-manager=true",
 	}
 	cmd, k := newCommand(args)
-	if err := cmd.ParseFlags(Args(args...)); err != nil {
+	// As NewCommand does: Koordinator's gates are set aside before kube-scheduler parses the rest, whose gate
+	// values the process keeps.
+	split, _ := splitKoordinatorGates(Args(args...))
+	if err := cmd.ParseFlags(split); err != nil {
 		t.Fatalf("parse Koordinator's command line: %v", err)
 	}
 	if k.port != 10251 {
@@ -317,5 +321,36 @@ func TestInsecureServing(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
 			t.Errorf("GET %s: %d %.80q, want 200 with %q", path, resp.StatusCode, body, want)
 		}
+	}
+}
+
+// TestElasticQuotaGate: Koordinator's gate ElasticQuotaIgnoreTerminatingPod is a real gate of koord-scheduler
+// (on by default): --feature-gates passes it to kube-scheduler's gate set instead of setting it aside.
+func TestElasticQuotaGate(t *testing.T) {
+	args, ignored := splitKoordinatorGates(Args("--feature-gates=ElasticQuotaIgnoreTerminatingPod=false"))
+	if len(ignored) != 0 {
+		t.Fatalf("set aside %v", ignored)
+	}
+	apply := func(args []string) bool {
+		t.Helper()
+		opts := options.NewOptions()
+		fs := pflag.NewFlagSet("kube-scheduler", pflag.ContinueOnError)
+		for _, f := range opts.Flags.FlagSets {
+			fs.AddFlagSet(f)
+		}
+		if err := fs.Parse(args); err != nil {
+			t.Fatalf("parse %q: %v", args, err)
+		}
+		if err := opts.ComponentGlobalsRegistry.Set(); err != nil {
+			t.Fatalf("apply %q: %v", args, err)
+		}
+		return utilfeature.DefaultFeatureGate.Enabled(koordfeatures.ElasticQuotaIgnoreTerminatingPod)
+	}
+	t.Cleanup(func() { apply(Args("--feature-gates=ElasticQuotaIgnoreTerminatingPod=true")) })
+	if !utilfeature.DefaultFeatureGate.Enabled(koordfeatures.ElasticQuotaIgnoreTerminatingPod) {
+		t.Error("the gate is off by default; Koord's default is on")
+	}
+	if apply(args) {
+		t.Error("ElasticQuotaIgnoreTerminatingPod=false left the gate on")
 	}
 }

@@ -25,6 +25,8 @@ import (
 	"fmt"
 	"sync"
 
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
@@ -36,6 +38,7 @@ import (
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	schedlisters "github.com/koord-dev/koord/pkg/client/listers/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/pkg/features"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
@@ -82,6 +85,11 @@ type Plugin struct {
 	gauged map[[3]string]bool
 }
 
+func init() {
+	// The plugin's gate goes into kube-scheduler's gate set, which --feature-gates sets.
+	utilruntime.Must(features.AddSchedulerGates(utilfeature.DefaultMutableFeatureGate))
+}
+
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads
 // ElasticQuotas through the shared Koord informers, which it starts with the context the factory gets and
 // waits for; its controllers run until that context ends.
@@ -103,6 +111,8 @@ func newPlugin(ctx context.Context, args *config.ElasticQuotaArgs, h fwk.Handle,
 			SystemQuotaMax:      args.SystemQuotaGroupMax,
 			EnableMinQuotaScale: args.EnableMinQuotaScale,
 			EnableRuntimeQuota:  args.EnableRuntimeQuota,
+			// kube-scheduler's gate set, which --feature-gates has set by the time plugins are built.
+			CountTerminatingPods: !utilfeature.DefaultFeatureGate.Enabled(features.ElasticQuotaIgnoreTerminatingPod),
 		}),
 		invalid: map[string]string{},
 	}

@@ -42,6 +42,9 @@ type Options struct {
 	EnableMinQuotaScale bool
 	// EnableRuntimeQuota makes the runtime quota the limit of admission and revocation; when false, max is.
 	EnableRuntimeQuota bool
+	// CountTerminatingPods keeps pods that are being deleted in their quota until they are gone, as
+	// Koordinator does by default; off, they leave their quota when their deletion starts (see leaving).
+	CountTerminatingPods bool
 }
 
 // Manager holds the quotas, the pods charged to them and the cluster's resources, and computes runtime
@@ -300,7 +303,7 @@ func PodRequest(pod *corev1.Pod) quantity.Amounts {
 // UpdatePod records pod, added or updated: it counts in its quota's request, and in its used once it is
 // assigned to a node. Pods that have terminated or are being deleted are forgotten (see leaving).
 func (m *Manager) UpdatePod(pod *corev1.Pod) {
-	if leaving(pod) {
+	if m.leaving(pod) {
 		m.DeletePod(pod.UID)
 		return
 	}
@@ -329,7 +332,7 @@ func (m *Manager) UpdatePod(pod *corev1.Pod) {
 // EnsurePod records pod, pending, unless the manager knows it already: the scheduler may try a pod before
 // the manager's own pod handler has seen it, and the pod's request must count in its quota's runtime quota.
 func (m *Manager) EnsurePod(pod *corev1.Pod) {
-	if leaving(pod) {
+	if m.leaving(pod) {
 		return
 	}
 	m.mu.Lock()
@@ -340,11 +343,15 @@ func (m *Manager) EnsurePod(pod *corev1.Pod) {
 	m.charge(&podEntry{pod: pod, quota: m.resolve(pod), request: PodRequest(pod), bound: pod.Spec.NodeName != "", nonPreemptible: extension.IsPodNonPreemptible(pod)})
 }
 
-// leaving reports whether pod has ended or is being deleted. A pod being deleted no longer counts in its
-// quota: its node is stopping it, and counting it until the kubelet confirms would make a preemptor that waits
-// for its victims preempt again, and the revoke controller evict more than the quota's over-use.
-func leaving(pod *corev1.Pod) bool {
-	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed || pod.DeletionTimestamp != nil
+// leaving reports whether pod has ended or, unless CountTerminatingPods, is being deleted. By default a pod
+// being deleted no longer counts in its quota: its node is stopping it, and counting it until the kubelet
+// confirms would make a preemptor that waits for its victims preempt again, and the revoke controller evict
+// more than the quota's over-use.
+func (m *Manager) leaving(pod *corev1.Pod) bool {
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return true
+	}
+	return pod.DeletionTimestamp != nil && !m.opts.CountTerminatingPods
 }
 
 // DeletePod forgets the pod with uid.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
@@ -318,6 +319,37 @@ func TestUpdateQuotaRejectsBadAnnotations(t *testing.T) {
 			}
 			if diff := cmp.Diff(quantity.Amounts{corev1.ResourceCPU: 4000}, a.Levels[0].Limit); diff != "" {
 				t.Errorf("limit (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestTerminatingPods: a pod whose deletion started leaves its quota at once, unless CountTerminatingPods
+// (Koordinator's accounting) keeps it there until it is gone or done.
+func TestTerminatingPods(t *testing.T) {
+	quotas := []*schedv1alpha1.ElasticQuota{utiltesting.MakeElasticQuota("a").Max(utiltesting.Resources("cpu", "40")).Obj()}
+	deleting := utiltesting.MakePod("a1").Req(utiltesting.Resources("cpu", "10")).Label(extension.LabelQuotaName, "a").Node("n1").Obj()
+	deleting.DeletionTimestamp = &metav1.Time{Time: utiltesting.Now}
+	done := utiltesting.MakePod("a2").Req(utiltesting.Resources("cpu", "5")).Label(extension.LabelQuotaName, "a").Node("n1").Phase(corev1.PodSucceeded).Obj()
+	for name, tc := range map[string]struct {
+		count bool
+		want  string
+	}{
+		"leave at deletion (Koord's default)": {count: false, want: "0"},
+		"count until gone (Koordinator's)":    {count: true, want: "10"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m, err := newTestManager(utiltesting.Resources("cpu", "40"), quotas, []*corev1.Pod{deleting, done}, func(o *Options) { o.CountTerminatingPods = tc.count })
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range m.Statuses() {
+				if s.Name == "a" {
+					q := s.Used.List()[corev1.ResourceCPU]
+					if got := q.String(); got != tc.want {
+						t.Errorf("used cpu = %s, want %s", got, tc.want)
+					}
+				}
 			}
 		})
 	}
