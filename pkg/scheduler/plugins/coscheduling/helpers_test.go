@@ -29,6 +29,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 
 	"github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
@@ -81,16 +82,29 @@ type fixture struct {
 // PodGroups in the fake clientsets, and waits until the plugin has seen the pods.
 func newFixture(t testing.TB, args *config.CoschedulingArgs, pods []*corev1.Pod, pgs []*v1alpha1.PodGroup) *fixture {
 	t.Helper()
+	return newFixtureSorted(t, args, pods, pgs, false)
+}
+
+// newFixtureSorted is newFixture; with prioritySort, the profile sorts the queue with kube-scheduler's
+// PrioritySort, as Koordinator's shipped profile does, instead of the plugin's QueueSort.
+func newFixtureSorted(t testing.TB, args *config.CoschedulingArgs, pods []*corev1.Pod, pgs []*v1alpha1.PodGroup, prioritySort bool) *fixture {
+	t.Helper()
 	act := &activator{}
 	env := plugintest.New(t, plugintest.WithObjectsOf(pods), plugintest.WithObjectsOf(pgs),
 		plugintest.WithSnapshot(nil, []*corev1.Node{utiltesting.MakeNode("node-1").Obj()}),
 		plugintest.WithFrameworkOptions(frameworkruntime.WithPodActivator(act)))
 	var plugin *Plugin
 	factory := newFactory(env.CRDs, 0, plugins.WithClock(env.Clock))
-	fh := env.Framework(t, "koord-scheduler",
-		tf.RegisterPluginAsExtensions(Name, plugintest.Capture(env, factory, args, &plugin), "QueueSort", "PreEnqueue", "PreFilter", "PostFilter", "Reserve", "Permit", "PreBind", "PostBind"),
+	points := []string{"QueueSort", "PreEnqueue", "PreFilter", "PostFilter", "Reserve", "Permit", "PreBind", "PostBind"}
+	registered := []tf.RegisterPluginFunc{
 		tf.RegisterBindPlugin("DefaultBinder", func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return &binder{}, nil }),
-	)
+	}
+	if prioritySort {
+		points = points[1:]
+		registered = append(registered, tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New))
+	}
+	registered = append(registered, tf.RegisterPluginAsExtensions(Name, plugintest.Capture(env, factory, args, &plugin), points...))
+	fh := env.Framework(t, "koord-scheduler", registered...)
 	// Forget what the initial pods activated; tests look at what their own steps activate.
 	act.reset()
 	return &fixture{Env: env, fh: fh, plugin: plugin, activator: act}

@@ -119,8 +119,14 @@ func TestPreFilter(t *testing.T) {
 }
 
 func TestStrictGangBindsTogether(t *testing.T) {
+	for name, prioritySort := range map[string]bool{"the plugin's queue sort": false, "PrioritySort, as Koordinator's profile": true} {
+		t.Run(name, func(t *testing.T) { testStrictGangBindsTogether(t, prioritySort) })
+	}
+}
+
+func testStrictGangBindsTogether(t *testing.T, prioritySort bool) {
 	a, b, c := utiltesting.MakePod("a").Gang("train", "3").Obj(), utiltesting.MakePod("b").Gang("train", "3").Obj(), utiltesting.MakePod("c").Gang("train", "3").Obj()
-	f := newFixture(t, plugintest.Args[config.CoschedulingArgs, configv1.CoschedulingArgs](t, nil), []*corev1.Pod{a, b, c}, nil)
+	f := newFixtureSorted(t, plugintest.Args[config.CoschedulingArgs, configv1.CoschedulingArgs](t, nil), []*corev1.Pod{a, b, c}, nil, prioritySort)
 
 	ra := f.schedule(a, true)
 	if diff := cmp.Diff(fwk.Wait, ra.status.Code()); diff != "" {
