@@ -40,6 +40,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
+	"github.com/koord-dev/koord/pkg/scheduler/leadership"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling"
@@ -97,15 +98,15 @@ var (
 
 // Plugins returns the options that register every Koord plugin with kube-scheduler. The plugins of one call
 // share one set of Koord CRD informers, so call it once per scheduler. They record their metrics in
-// RegisteredMetrics.
-func Plugins() []app.Option {
+// RegisteredMetrics; opts add to that (koord-scheduler's command passes its Leadership).
+func Plugins(opts ...plugins.Option) []app.Option {
 	informers := crdinformers.New()
-	m := RegisteredMetrics()
+	opts = append([]plugins.Option{plugins.WithMetrics(RegisteredMetrics())}, opts...)
 	return []app.Option{
-		app.WithPlugin(loadaware.Name, loadaware.NewFactory(informers, plugins.WithMetrics(m))),
-		app.WithPlugin(elasticquota.Name, elasticquota.NewFactory(informers, plugins.WithMetrics(m))),
-		app.WithPlugin(coscheduling.Name, coscheduling.NewFactory(informers, plugins.WithMetrics(m))),
-		app.WithPlugin(reservation.Name, reservation.NewFactory(informers, plugins.WithMetrics(m))),
+		app.WithPlugin(loadaware.Name, loadaware.NewFactory(informers, opts...)),
+		app.WithPlugin(elasticquota.Name, elasticquota.NewFactory(informers, opts...)),
+		app.WithPlugin(coscheduling.Name, coscheduling.NewFactory(informers, opts...)),
+		app.WithPlugin(reservation.Name, reservation.NewFactory(informers, opts...)),
 		app.WithPlugin(schedulinghint.Name, schedulinghint.NewFactory()),
 		app.WithPlugin(defaultprebind.Name, defaultprebind.New),
 	}
@@ -144,9 +145,8 @@ func NewCommand() *cobra.Command {
 
 // newCommand is NewCommand for the command line args, with the Koordinator flags it added.
 func newCommand(args []string) (*cobra.Command, *koordinatorFlags) {
-	cmd := app.NewSchedulerCommand(Plugins()...)
-	cmd.Use = "koord-scheduler"
-	cmd.Short = "Kubernetes scheduler with Koord's plugins"
+	lead := leadership.New()
+	cmd := schedulerCommand(lead, Plugins(plugins.WithLeadership(lead))...)
 	args, ignoredGates := splitKoordinatorGates(Args(args...))
 	cmd.SetArgs(args)
 	koordinator := addKoordinatorFlags(cmd)
@@ -197,6 +197,8 @@ func Start(ctx context.Context, args []string, registry ...app.Option) (*Server,
 	if err != nil {
 		return nil, err
 	}
+	// Without leader election the scheduler leads at once.
+	RegisteredMetrics().Leading.Set(1)
 	s := &Server{done: make(chan struct{})}
 	go func() {
 		defer close(s.done)

@@ -46,7 +46,22 @@ type Metrics struct {
 	// QuotaResources is each quota's runtime, used and request per resource, as ElasticQuota's status writer
 	// last computed them. The quota label takes the quotas' names, as many as there are quotas.
 	QuotaResources *prometheus.GaugeVec
+	// ControllerWrites counts the API writes of the controllers inside koord-scheduler, which only the leading
+	// replica runs: PodGroup status and timeout marks (podgroup), ElasticQuota status and built-in quotas
+	// (elasticquota), evictions of over-used quotas (revoker), Reservation status, reserve pods and
+	// garbage collection (reservation).
+	ControllerWrites *prometheus.CounterVec
+	// Leading is 1 once this replica leads and runs those controllers, 0 while it stands by.
+	Leading prometheus.Gauge
 }
+
+// Controllers that count their writes in ControllerWrites.
+const (
+	ControllerPodGroup     = "podgroup"
+	ControllerElasticQuota = "elasticquota"
+	ControllerRevoker      = "revoker"
+	ControllerReservation  = "reservation"
+)
 
 // NewMetrics creates the collectors, unregistered.
 func NewMetrics() *Metrics {
@@ -70,6 +85,13 @@ func NewMetrics() *Metrics {
 		ReservationTransitions: prometheus.NewCounterVec(opts("reservation_transitions_total",
 			"Reservations entering a phase: Available (placed), Succeeded (used up) or Failed (expired, node gone)."),
 			[]string{"phase"}),
+		ControllerWrites: prometheus.NewCounterVec(opts("controller_writes_total",
+			"API writes of the controllers inside koord-scheduler, which only the leading replica runs, by controller (podgroup, elasticquota, revoker, reservation)."),
+			[]string{"controller"}),
+		Leading: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemScheduler, Name: "leading",
+			Help: "1 once this koord-scheduler replica leads (schedules and runs the plugins' controllers), 0 while it stands by.",
+		}),
 	}
 }
 
@@ -78,5 +100,6 @@ func (m *Metrics) Register(reg prometheus.Registerer) error {
 	return errors.Join(
 		reg.Register(m.LoadAwareRejections), reg.Register(m.QuotaRejections), reg.Register(m.QuotaRevokedPods),
 		reg.Register(m.GangTimeouts), reg.Register(m.ReservationTransitions), reg.Register(m.QuotaResources),
+		reg.Register(m.ControllerWrites), reg.Register(m.Leading),
 	)
 }

@@ -21,6 +21,7 @@ import (
 	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/utils/clock"
 
+	"github.com/koord-dev/koord/pkg/scheduler/leadership"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 )
 
@@ -35,6 +36,9 @@ type Options struct {
 	// Features are kube-scheduler's feature gates, resolved once (plugins that reuse kube-scheduler's own
 	// algorithms, such as preemption, pass them on): the process's gates unless WithFeatures.
 	Features plfeature.Features
+	// Leadership tells the plugin's controllers (what writes to the API outside a scheduling cycle) when the
+	// replica leads; nil, unless WithLeadership, leads from the start.
+	Leadership *leadership.Leadership
 	// featuresSet records WithFeatures: a Features value cannot tell "unset" from "all off".
 	featuresSet bool
 }
@@ -55,6 +59,11 @@ func WithMetrics(m *metrics.Metrics) Option {
 // WithFeatures gives the plugin kube-scheduler's feature gates fts instead of the process's.
 func WithFeatures(fts plfeature.Features) Option {
 	return func(o *Options) { o.Features, o.featuresSet = fts, true }
+}
+
+// WithLeadership makes the plugin's controllers wait until l says the replica leads.
+func WithLeadership(l *leadership.Leadership) Option {
+	return func(o *Options) { o.Leadership = l }
 }
 
 // NewOptions returns the defaults with opts applied.

@@ -103,7 +103,7 @@ var contenders = []contender{
 		config: func(kubeconfig string) ([]byte, error) {
 			return shippedConfig(kubeconfig, batchJobPlugins...)
 		},
-		registry: scheduler.Plugins,
+		registry: func() []app.Option { return scheduler.Plugins() },
 		flags:    scheduler.Args(),
 	},
 	{
@@ -114,7 +114,7 @@ var contenders = []contender{
 		config: func(kubeconfig string) ([]byte, error) {
 			return shippedConfig(kubeconfig)
 		},
-		registry: scheduler.Plugins,
+		registry: func() []app.Option { return scheduler.Plugins() },
 		flags:    scheduler.Args(),
 	},
 	{

@@ -28,6 +28,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling/cache"
 )
 
@@ -106,6 +107,7 @@ func (p *Plugin) writePodGroupStatus(ctx context.Context, namespace, name string
 	if err != nil {
 		return fmt.Errorf("patch status of PodGroup %s/%s: %w", namespace, name, err)
 	}
+	p.metrics.ControllerWrites.WithLabelValues(metrics.ControllerPodGroup).Inc()
 	klog.FromContext(ctx).V(3).Info("Updated PodGroup status", "podGroup", klog.KRef(namespace, name), "phase", status.Phase, "scheduled", status.Scheduled, "running", status.Running)
 	return nil
 }
@@ -133,6 +135,7 @@ func (p *Plugin) markTimeout(ctx context.Context, namespace, name string) error 
 		return fmt.Errorf("mark pod %s/%s as timed out: %w", namespace, name, err)
 	}
 	p.metrics.GangTimeouts.Inc()
+	p.metrics.ControllerWrites.WithLabelValues(metrics.ControllerPodGroup).Inc()
 	klog.FromContext(ctx).V(3).Info("Marked pod of a timed-out gang", "pod", klog.KRef(namespace, name))
 	return nil
 }

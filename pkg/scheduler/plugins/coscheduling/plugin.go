@@ -118,16 +118,17 @@ func newPlugin(ctx context.Context, args *config.CoschedulingArgs, h fwk.Handle,
 	if err := p.watchPodGroups(ctx, informers, h); err != nil {
 		return nil, err
 	}
-	p.run(ctx, int(args.ControllerWorkers))
+	go func() {
+		<-ctx.Done()
+		p.queue.ShutDown()
+	}()
+	// A standby queues the same work from its informers, and its workers drain it once it leads.
+	o.Leadership.Run(ctx, "Coscheduling status workers", func(ctx context.Context) { p.run(ctx, int(args.ControllerWorkers)) })
 	return p, nil
 }
 
 // run starts the workers that write PodGroup status and timeout marks; they stop with ctx.
 func (p *Plugin) run(ctx context.Context, workers int) {
-	go func() {
-		<-ctx.Done()
-		p.queue.ShutDown()
-	}()
 	for range workers {
 		go wait.UntilWithContext(ctx, p.work, time.Second)
 	}

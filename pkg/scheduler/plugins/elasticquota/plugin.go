@@ -130,9 +130,11 @@ func newPlugin(ctx context.Context, args *config.ElasticQuotaArgs, h fwk.Handle,
 	if err := p.watchQuotas(ctx, h, informers); err != nil {
 		return nil, err
 	}
-	go p.runStatusWriter(ctx)
+	o.Leadership.Run(ctx, "ElasticQuota status writer", p.runStatusWriter)
 	if args.MonitorAllQuotas {
-		go p.runRevoker(ctx)
+		// A revoker that starts leading counts delayEvictTime from its own first look at a quota, so a
+		// takeover never evicts sooner than the old leader would have.
+		o.Leadership.Run(ctx, "ElasticQuota revoker", p.runRevoker)
 	}
 	return p, nil
 }

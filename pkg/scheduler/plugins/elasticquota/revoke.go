@@ -29,6 +29,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/klog/v2"
 
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/cache"
 	"github.com/koord-dev/koord/pkg/util/quantity"
 )
@@ -106,6 +107,7 @@ func (r *revoker) evict(ctx context.Context, pod *corev1.Pod, o cache.OverUse) {
 		return
 	}
 	r.p.metrics.QuotaRevokedPods.Inc()
+	r.p.metrics.ControllerWrites.WithLabelValues(metrics.ControllerRevoker).Inc()
 	logger.V(2).Info("Evicted a pod of an over-used quota", "pod", klog.KObj(pod), "quota", o.Quota, "detail", message)
 	if rec := r.p.handle.EventRecorder(); rec != nil {
 		rec.Eventf(pod, nil, corev1.EventTypeWarning, ReasonQuotaOverUsedRevoked, "Evict", "Evicted: %s", message)

@@ -31,6 +31,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/cache"
 	"github.com/koord-dev/koord/pkg/util/quantity"
 )
@@ -88,6 +89,7 @@ func (p *Plugin) ensureBuiltinQuotas(ctx context.Context) {
 		_, err := p.client.SchedulingSigsV1alpha1().ElasticQuotas(ns).Create(ctx, eq, metav1.CreateOptions{})
 		switch {
 		case err == nil:
+			p.metrics.ControllerWrites.WithLabelValues(metrics.ControllerElasticQuota).Inc()
 			logger.V(2).Info("Created a built-in ElasticQuota", "elasticQuota", klog.KObj(eq))
 		case !apierrors.IsAlreadyExists(err):
 			utilruntime.HandleErrorWithLogger(logger, err, "Could not create a built-in ElasticQuota", "elasticQuota", klog.KObj(eq))
@@ -150,6 +152,7 @@ func (p *Plugin) writeStatus(ctx context.Context, eq *schedv1alpha1.ElasticQuota
 			}
 			return fmt.Errorf("patch annotations: %w", err)
 		}
+		p.metrics.ControllerWrites.WithLabelValues(metrics.ControllerElasticQuota).Inc()
 	}
 	used := s.Used.List()
 	if !equalResources(eq.Status.Used, used) {
@@ -163,6 +166,7 @@ func (p *Plugin) writeStatus(ctx context.Context, eq *schedv1alpha1.ElasticQuota
 			}
 			return fmt.Errorf("patch status: %w", err)
 		}
+		p.metrics.ControllerWrites.WithLabelValues(metrics.ControllerElasticQuota).Inc()
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 )
 
 // Reasons of the Ready condition set by the controller besides the API's.
@@ -40,9 +41,9 @@ const (
 	ReasonNodeDeleted = "NodeDeleted"
 )
 
-// startController runs the controller's workers and periodic sweeps until ctx ends. Every scheduler replica
-// runs it (kube-scheduler builds plugins before leader election); its writes are idempotent and use the
-// object's resourceVersion, so replicas converge instead of fighting.
+// startController runs the controller's workers and periodic sweeps until ctx ends. Only the leading replica
+// runs it (plugins.Options.Leadership); its writes use the object's resourceVersion besides, so a write from
+// a stale cache fails instead of overwriting.
 func (p *Plugin) startController(ctx context.Context) {
 	logger := klog.FromContext(ctx).WithName("controller")
 	ctx = klog.NewContext(ctx, logger)
@@ -212,6 +213,7 @@ func (p *Plugin) ensureReservePod(ctx context.Context, r *schedv1alpha1.Reservat
 		}
 		return fmt.Errorf("create reserve pod %s/%s: %w", ns, pod.Name, err)
 	}
+	p.metrics.ControllerWrites.WithLabelValues(metrics.ControllerReservation).Inc()
 	klog.FromContext(ctx).V(2).Info("Created a reserve pod", "reservation", klog.KObj(live), "pod", klog.KObj(pod))
 	return p.setPending(ctx, live, "")
 }
@@ -280,6 +282,7 @@ func (p *Plugin) writeStatus(ctx context.Context, r *schedv1alpha1.Reservation, 
 		}
 		return fmt.Errorf("update the status of reservation %s: %w", r.Name, err)
 	}
+	p.metrics.ControllerWrites.WithLabelValues(metrics.ControllerReservation).Inc()
 	// The cache follows at once, as after Bind: pods requeued by the Reservation's event (kube-scheduler's
 	// own informer may deliver it before the plugin's) must not be retried against what it held before.
 	if err := p.reservations.Update(written); err != nil {
@@ -308,6 +311,9 @@ func (p *Plugin) collect(ctx context.Context, r *schedv1alpha1.Reservation, now 
 	err := p.client.SchedulingV1alpha1().Reservations().Delete(ctx, r.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &r.UID}})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return 0, fmt.Errorf("delete reservation %s: %w", r.Name, err)
+	}
+	if err == nil {
+		p.metrics.ControllerWrites.WithLabelValues(metrics.ControllerReservation).Inc()
 	}
 	klog.FromContext(ctx).V(2).Info("Deleted an ended Reservation", "reservation", klog.KObj(r), "phase", r.Status.Phase)
 	return 0, nil

@@ -95,7 +95,7 @@ func newFactory(informers *crdinformers.Shared, controller bool, opts ...plugins
 			return nil, err
 		}
 		if controller {
-			p.startController(ctx)
+			o.Leadership.Run(ctx, "Reservation controller", p.startController)
 		}
 		return p, nil
 	})
