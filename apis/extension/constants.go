@@ -116,6 +116,9 @@ const (
 	// LabelPodPreemptionPolicy overrides the preemption policy of a pod
 	// ("Never" or "PreemptLowerPriority").
 	LabelPodPreemptionPolicy = SchedulingDomainPrefix + "preemption-policy"
+	// LabelDisablePreemptible ("true") on a pod keeps it from being a victim of job-level (gang)
+	// preemption.
+	LabelDisablePreemptible = SchedulingDomainPrefix + "disable-preemptible"
 )
 
 // AggregationType is a statistic over a window of resource usage samples.

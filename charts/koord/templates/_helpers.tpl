@@ -69,3 +69,16 @@ tolerations:
 {{- define "koord.rbacFile" -}}
 {{ .root.Files.Get (printf "files/rbac/%s.yaml" .component) | replace "namespace: koordinator-system" (printf "namespace: %s" (include "koord.namespace" .root)) }}
 {{- end -}}
+
+{{/* koord-scheduler's configuration: files/koord-scheduler-config.yaml (from config/scheduler) with its lease in
+the installation namespace and Coscheduling's enablePreemption from scheduler.enableJobPreemption. */}}
+{{- define "koord.schedulerConfig" -}}
+{{- $cfg := .Files.Get "files/koord-scheduler-config.yaml" | replace "resourceNamespace: koordinator-system" (printf "resourceNamespace: %s" (include "koord.namespace" .)) -}}
+{{- if not (contains "enablePreemption: true" $cfg) -}}
+{{- fail "files/koord-scheduler-config.yaml has no Coscheduling enablePreemption: true to turn off" -}}
+{{- end -}}
+{{- if not .Values.scheduler.enableJobPreemption -}}
+{{- $cfg = $cfg | replace "enablePreemption: true" "enablePreemption: false" -}}
+{{- end -}}
+{{ $cfg }}
+{{- end -}}

@@ -51,6 +51,12 @@ type Metrics struct {
 	// (elasticquota), evictions of over-used quotas (revoker), Reservation status, reserve pods and
 	// garbage collection (reservation).
 	ControllerWrites *prometheus.CounterVec
+	// GangPreemptions counts job-level (gang) preemption attempts by result: preempted, ineligible
+	// (preemption policy Never, members unlike the trigger), ongoing (victims of an earlier one still
+	// terminating), not_helpful (some member fits nowhere even with every lower-priority pod gone), error.
+	GangPreemptions *prometheus.CounterVec
+	// GangPreemptionVictims counts the pods preempted for gangs.
+	GangPreemptionVictims prometheus.Counter
 	// Leading is 1 once this replica leads and runs those controllers, 0 while it stands by.
 	Leading prometheus.Gauge
 }
@@ -88,6 +94,11 @@ func NewMetrics() *Metrics {
 		ControllerWrites: prometheus.NewCounterVec(opts("controller_writes_total",
 			"API writes of the controllers inside koord-scheduler, which only the leading replica runs, by controller (podgroup, elasticquota, revoker, reservation)."),
 			[]string{"controller"}),
+		GangPreemptions: prometheus.NewCounterVec(opts("gang_preemptions_total",
+			"Job-level (gang) preemption attempts by result: preempted, ineligible, ongoing, not_helpful, error."),
+			[]string{"result"}),
+		GangPreemptionVictims: prometheus.NewCounter(opts("gang_preemption_victims_total",
+			"Pods preempted to make room for gangs.")),
 		Leading: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemScheduler, Name: "leading",
 			Help: "1 once this koord-scheduler replica leads (schedules and runs the plugins' controllers), 0 while it stands by.",
@@ -100,6 +111,7 @@ func (m *Metrics) Register(reg prometheus.Registerer) error {
 	return errors.Join(
 		reg.Register(m.LoadAwareRejections), reg.Register(m.QuotaRejections), reg.Register(m.QuotaRevokedPods),
 		reg.Register(m.GangTimeouts), reg.Register(m.ReservationTransitions), reg.Register(m.QuotaResources),
-		reg.Register(m.ControllerWrites), reg.Register(m.Leading),
+		reg.Register(m.ControllerWrites), reg.Register(m.Leading), reg.Register(m.GangPreemptions),
+		reg.Register(m.GangPreemptionVictims),
 	)
 }

@@ -30,11 +30,16 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	logsapi "k8s.io/component-base/logs/api/v1"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	kubeschedulerscheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/koord-dev/koord/apis/configuration"
 	"github.com/koord-dev/koord/pkg/koordlet"
 	"github.com/koord-dev/koord/pkg/manager"
+	schedulerconfig "github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	// Registers the plugin args of Koord's plugins in kube-scheduler's scheme.
+	_ "github.com/koord-dev/koord/pkg/scheduler/apis/config/scheme"
 )
 
 // koordinatorValues is a values file written for Koordinator's chart.
@@ -303,6 +308,37 @@ func TestOnAPIServer(t *testing.T) {
 	} {
 		t.Run("strict apply: "+name, func(t *testing.T) {
 			applyStrict(ctx, t, render(t, args...))
+		})
+	}
+}
+
+// TestJobPreemption: scheduler.enableJobPreemption (Koordinator's value, on by default) sets Coscheduling's
+// enablePreemption in the configuration koord-scheduler loads.
+func TestJobPreemption(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args []string
+		want bool
+	}{
+		"default":            {want: true},
+		"koordinator values": {args: []string{"-f", koordinatorValues(t)}, want: true},
+		"off":                {args: []string{"--set", "scheduler.enableJobPreemption=false"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cm := find(t, render(t, tc.args...), "ConfigMap", "koord-scheduler-config")
+			data, _, _ := unstructured.NestedString(cm.Object, "data", "koord-scheduler-config")
+			obj, _, err := kubeschedulerscheme.Codecs.UniversalDecoder().Decode([]byte(data), nil, nil)
+			if err != nil {
+				t.Fatalf("koord-scheduler cannot load its configuration: %v\n%s", err, data)
+			}
+			var got *bool
+			for _, pc := range obj.(*schedconfig.KubeSchedulerConfiguration).Profiles[0].PluginConfig {
+				if args, ok := pc.Args.(*schedulerconfig.CoschedulingArgs); ok {
+					got = &args.EnablePreemption
+				}
+			}
+			if got == nil || *got != tc.want {
+				t.Errorf("Coscheduling enablePreemption = %v, want %v", got, tc.want)
+			}
 		})
 	}
 }

@@ -19,11 +19,14 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -136,3 +139,114 @@ func (f *fixture) consistentlyUnbound(pods []*corev1.Pod, d time.Duration) {
 		f.t.Fatalf("gang members: %v", err)
 	}
 }
+
+// withPreemption turns on Coscheduling's job-level preemption.
+var withPreemption = pluginArgs{plugin: "Coscheduling", fields: map[string]any{"enablePreemption": true}}
+
+// TestGangPreemption: with enablePreemption, a gang of koord-prod pods that fits nowhere preempts for all its
+// members at once and only what it needs (a koord-mid pod that fits beside a member stays); a gang that
+// cannot fit even with every lower-priority pod gone evicts nothing and says why.
+func TestGangPreemption(t *testing.T) {
+	f := newFixture(t)
+	// No usage thresholds: LoadAwareScheduling has no PreFilter extensions, so its estimate of a node's usage
+	// still counts the pods preemption would remove, and would keep the dry run from placing members.
+	startScheduler(t, pluginArgs{plugin: "LoadAwareScheduling", fields: map[string]any{
+		"usageThresholds": map[string]any{"cpu": 0, "memory": 0},
+	}}, withPreemption)
+	f.runTerminatingPodsToEnd()
+	for _, pc := range []extension.PriorityClass{extension.PriorityProd, extension.PriorityMid, extension.PriorityBatch} {
+		ensurePriorityClass(t, pc)
+	}
+	victimsBefore := counter(t, "koord_scheduler_gang_preemption_victims_total")
+	// Two nodes of 10 cpus, each with a koord-batch and a koord-mid pod of 4 cpus: 2 cpus free on each.
+	f.node("a", "0", 0, nil)
+	f.node("b", "0", 0, nil)
+	low := map[string]*corev1.Pod{}
+	for _, name := range []string{"batch-0", "mid-0", "batch-1", "mid-1"} {
+		class := extension.PriorityBatch
+		if strings.HasPrefix(name, "mid") {
+			class = extension.PriorityMid
+		}
+		low[name] = f.pod(name, cpu("4"), func(p *corev1.Pod) { p.Spec.PriorityClassName = string(class) })
+		f.boundNode(low[name])
+	}
+
+	// A gang that cannot fit: 3 × 8 cpus on 2 × 10. Nothing is evicted.
+	tooBig := f.prodGang("too-big", 3, "8")
+	f.eventually("no member says that preemption would not help", func(ctx context.Context) (bool, error) {
+		for _, p := range tooBig {
+			got := &corev1.Pod{}
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
+				return false, err
+			}
+			for _, c := range got.Status.Conditions {
+				if c.Type == corev1.PodScheduled && strings.Contains(c.Message, "gang preemption would not help") {
+					return true, nil
+				}
+			}
+		}
+		return false, nil
+	})
+	for _, p := range tooBig {
+		if err := env.Client.Delete(t.Context(), p, client.GracePeriodSeconds(0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.countUnterminated(slices.Collect(maps.Values(low))); got != 4 {
+		t.Fatalf("%d of the 4 lower-priority pods are left after a gang that cannot fit, want 4", got)
+	}
+
+	// 3 × 4 cpus: two members on one node (both its pods go), one on the other, where the koord-mid pod
+	// fits beside it and stays: 3 victims, the gang binds.
+	gang := f.prodGang("train", 3, "4")
+	for _, p := range gang {
+		f.boundNode(p)
+	}
+	left := f.unterminated(slices.Collect(maps.Values(low)))
+	if len(left) != 1 || !strings.HasPrefix(left[0], "mid-") {
+		t.Errorf("lower-priority pods left after the gang's preemption: %v, want one koord-mid pod", left)
+	}
+	if got := counter(t, "koord_scheduler_gang_preemption_victims_total") - victimsBefore; got != 3 {
+		t.Errorf("koord_scheduler_gang_preemption_victims_total grew by %v, want 3", got)
+	}
+}
+
+// prodGang creates a Strict gang of n koord-prod pods requesting cpus each.
+func (f *fixture) prodGang(name string, n int, cpus string) []*corev1.Pod {
+	f.t.Helper()
+	pods := make([]*corev1.Pod, n)
+	for i := range n {
+		pods[i] = f.pod(fmt.Sprintf("%s-%d", name, i), cpu(cpus), func(p *corev1.Pod) {
+			p.Spec.PriorityClassName = string(extension.PriorityProd)
+			p.Annotations = map[string]string{
+				extension.AnnotationGangName:   name,
+				extension.AnnotationGangMinNum: fmt.Sprint(n),
+			}
+		})
+	}
+	return pods
+}
+
+// unterminated returns the names of pods that still exist and are not being deleted, sorted.
+func (f *fixture) unterminated(pods []*corev1.Pod) []string {
+	f.t.Helper()
+	var names []string
+	for _, p := range pods {
+		got := &corev1.Pod{}
+		err := env.Client.Get(f.t.Context(), client.ObjectKeyFromObject(p), got)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		if got.DeletionTimestamp == nil {
+			names = append(names, got.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// countUnterminated is len(unterminated(pods)).
+func (f *fixture) countUnterminated(pods []*corev1.Pod) int { return len(f.unterminated(pods)) }

@@ -35,8 +35,8 @@ type CoschedulingArgs struct {
 	// SkipCheckScheduleCycle turns off the schedule-cycle check of Strict gangs: a member is then tried even
 	// when another member failed in the gang's current cycle.
 	SkipCheckScheduleCycle bool
-	// EnablePreemption lets a gang preempt other pods. Koord does not implement gang preemption; the field is
-	// kept so that Koordinator configurations load, and must be false.
+	// EnablePreemption turns on job-level preemption: a member of a gang that finds no node preempts pods of
+	// lower priority for every pending member of its gang group at once, or for none.
 	EnablePreemption bool
 	// AwareNetworkTopology places gangs by network topology. Koord does not implement it; the field is kept so
 	// that Koordinator configurations load, and must be false.

@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/utils/clock"
 
@@ -76,6 +77,8 @@ type Plugin struct {
 	metrics *metrics.Metrics
 	// bindings are the binding infos PreBind writes.
 	bindings bindings
+	// executor preempts for gangs (kube-scheduler's preemption executor); nil unless args.EnablePreemption.
+	executor *preemption.Executor
 }
 
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads
@@ -111,6 +114,9 @@ func newPlugin(ctx context.Context, args *config.CoschedulingArgs, h fwk.Handle,
 		client:      client,
 		queue:       workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[workItem]()),
 		statusDelay: delay,
+	}
+	if args.EnablePreemption {
+		p.executor = preemption.NewExecutor(h, o.Features)
 	}
 	if err := p.watchPods(ctx, h); err != nil {
 		return nil, err

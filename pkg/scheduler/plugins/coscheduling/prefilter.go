@@ -100,28 +100,51 @@ func nextCycle(v *cache.View, now time.Time) string {
 // PreFilterExtensions returns nil: the plugin does not look at nodes.
 func (p *Plugin) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
 
-// PostFilter runs when a member could not be placed. When the member passed the gang checks and its gang
-// is Strict, the gang group's schedule cycle fails: the group's members waiting in Permit are rejected,
-// releasing what they hold, and the gangs back off before their next cycle. It never makes the pod
-// schedulable: it returns Unschedulable, so that preemption plugins after it run.
-func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *corev1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+// PostFilter runs when a member could not be placed. With enablePreemption, a member of a gang that
+// constrains it preempts for its whole gang group (see preempt): on success it returns Success with the
+// node the pod is nominated to; otherwise UnschedulableAndUnresolvable, so that no per-pod preemption after
+// it evicts for one member. When the member passed the gang checks and its gang is Strict, the gang group's
+// schedule cycle fails: the group's members waiting in Permit are rejected, releasing what they hold (after a
+// preemption, nominated to the nodes they held), and the gangs back off before their next cycle. Otherwise
+// it returns Unschedulable, so that preemption plugins after it run; for a pod PreFilter rejected for its
+// gang (too few members, failed or timed-out cycle) UnschedulableAndUnresolvable, so that they do not.
+func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *corev1.Pod, statuses fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
 	if s, err := state.Read(preFilterKey); err == nil {
 		if s, ok := s.(*preFilterState); ok && s.rejected {
-			return nil, fwk.NewStatus(fwk.Unschedulable)
+			// What holds the pod back is its gang, which no eviction changes: no preemption plugin after
+			// this one evicts for it.
+			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "its gang holds it back; preemption would not help")
 		}
 	}
 	id, ok := cache.IDOf(pod)
 	if !ok {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
+	var (
+		result    *fwk.PostFilterResult
+		preempted *fwk.Status
+	)
+	if p.executor != nil {
+		if group, ok := p.cache.GroupOf(pod); ok {
+			result, preempted = p.preempt(ctx, state, pod, statuses, group)
+		}
+	}
 	r, failed := p.cache.Fail(pod, "it could not be placed")
-	if !failed {
+	if failed {
+		if preempted != nil && preempted.IsSuccess() {
+			p.nominateWaiting(ctx, r.Reject)
+		}
+		msg := fmt.Sprintf("gang %q: member %s/%s could not be placed", id, pod.Namespace, pod.Name)
+		p.release(r, msg)
+		klog.FromContext(ctx).V(3).Info("Failed the schedule cycle of a Strict gang", "pod", klog.KObj(pod), "gang", id.String(), "rejected", len(r.Reject))
+		if preempted == nil {
+			return nil, fwk.NewStatus(fwk.Unschedulable, msg)
+		}
+	}
+	if preempted == nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
-	msg := fmt.Sprintf("gang %q: member %s/%s could not be placed", id, pod.Namespace, pod.Name)
-	p.release(r, msg)
-	klog.FromContext(ctx).V(3).Info("Failed the schedule cycle of a Strict gang", "pod", klog.KObj(pod), "gang", id.String(), "rejected", len(r.Reject))
-	return nil, fwk.NewStatus(fwk.Unschedulable, msg)
+	return result, preempted
 }
 
 // SignPod signs every pod alike: the plugin accepts or rejects a pod as a whole and has no say on nodes, so

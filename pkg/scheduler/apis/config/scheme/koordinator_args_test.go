@@ -204,7 +204,7 @@ func TestDecodeEveryKoordinatorField(t *testing.T) {
 				DefaultMatchPolicy: string(extension.GangMatchPolicyOnceSatisfied),
 			},
 		},
-		"Coscheduling with network topology decodes and is rejected": {
+		"Coscheduling with preemption and network topology decodes, network topology is rejected": {
 			plugin: "Coscheduling",
 			args: `          enablePreemption: true
           awareNetworkTopology: true
@@ -217,7 +217,6 @@ func TestDecodeEveryKoordinatorField(t *testing.T) {
 				DefaultMatchPolicy:   string(extension.GangMatchPolicyOnceSatisfied),
 			},
 			wantInvalid: field.ErrorList{
-				field.Invalid(field.NewPath("args", "enablePreemption"), nil, ""),
 				field.Invalid(field.NewPath("args", "awareNetworkTopology"), nil, ""),
 			},
 		},

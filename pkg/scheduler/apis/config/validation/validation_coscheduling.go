@@ -46,9 +46,6 @@ func ValidateCoschedulingArgs(path *field.Path, args *config.CoschedulingArgs) f
 	if !slices.Contains(supportedGangMatchPolicies, args.DefaultMatchPolicy) {
 		errs = append(errs, field.NotSupported(path.Child("defaultMatchPolicy"), args.DefaultMatchPolicy, supportedGangMatchPolicies))
 	}
-	if args.EnablePreemption {
-		errs = append(errs, field.Invalid(path.Child("enablePreemption"), true, "gang preemption is not implemented by Koord; set it to false"))
-	}
 	if args.AwareNetworkTopology {
 		errs = append(errs, field.Invalid(path.Child("awareNetworkTopology"), true, "network-topology-aware gang placement is not implemented by Koord; set it to false"))
 	}

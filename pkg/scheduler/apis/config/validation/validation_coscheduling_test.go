@@ -65,7 +65,6 @@ func TestValidateCoschedulingArgs(t *testing.T) {
 		"preemption and network topology": {
 			edit: func(a *config.CoschedulingArgs) { a.EnablePreemption, a.AwareNetworkTopology = true, true },
 			want: field.ErrorList{
-				field.Invalid(path.Child("enablePreemption"), nil, ""),
 				field.Invalid(path.Child("awareNetworkTopology"), nil, ""),
 			},
 		},

@@ -17,6 +17,7 @@ limitations under the License.
 package cache
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -293,4 +294,50 @@ func (c *Cache) Bind(pod *corev1.Pod) {
 			m.allowed, m.rejected = false, false
 		})
 	}
+}
+
+// Group is what gang preemption needs of a member's gang group.
+type Group struct {
+	// Pending are the group's members that are not assumed or bound, sorted by namespace/name. The pods are
+	// the informer's: read only.
+	Pending []*corev1.Pod
+	// Waiting are the group's members assumed on a node, waiting in Permit (or allowed and binding).
+	Waiting []types.UID
+	// Members are the UIDs of every member of the group, in whatever state.
+	Members map[types.UID]bool
+}
+
+// GroupOf returns the gang group of pod, when pod's gang constrains it: it has a valid spec and was not
+// satisfied once under once-satisfied.
+func (c *Cache) GroupOf(pod *corev1.Pod) (Group, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id, ok := c.gangOf[pod.UID]
+	if !ok {
+		return Group{}, false
+	}
+	g := c.gangs[id]
+	if g == nil || !g.hasSpec || c.keepsLocked(g) {
+		return Group{}, false
+	}
+	group := Group{Members: map[types.UID]bool{}}
+	for _, gg := range c.groupLocked(g) {
+		if gg == nil {
+			continue
+		}
+		for uid, m := range gg.members {
+			group.Members[uid] = true
+			switch m.state {
+			case pending:
+				group.Pending = append(group.Pending, m.pod)
+			case waiting:
+				group.Waiting = append(group.Waiting, uid)
+			}
+		}
+	}
+	slices.SortFunc(group.Pending, func(a, b *corev1.Pod) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	slices.Sort(group.Waiting)
+	return group, true
 }
