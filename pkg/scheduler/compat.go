@@ -106,7 +106,7 @@ func addKoordinatorFlags(cmd *cobra.Command) *koordinatorFlags {
 	fs.IntVar(&k.port, "port", 0, "Koordinator's insecure port: serve /healthz and /metrics over plain HTTP on it; 0 turns it off. "+
 		"kube-scheduler's --secure-port serves both over HTTPS.")
 	fs.StringVar(&k.address, "address", "0.0.0.0", "Address of --port.")
-	k.set.IgnoreBool("Koord's gangs ignore network topology", "enable-network-topology-manager")
+	k.set.IgnoreBool("Coscheduling's awareNetworkTopology alone turns network-topology placement on; the topology is read when a gang is planned", "enable-network-topology-manager")
 	k.set.IgnoreValue("Koord runs every controller of its scheduler plugins", "controller-plugins")
 	k.set.IgnoreValue("Koord explains a pending pod through its PodScheduled condition and events",
 		"debug-scores", "debug-diagnosis-queue-size", "debug-diagnosis-worker-count")

@@ -41,6 +41,9 @@ package scheduler
 // +kubebuilder:rbac:groups=scheduling.sigs.k8s.io,resources=podgroups,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.sigs.k8s.io,resources=podgroups/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=patch
+// With awareNetworkTopology it reads ClusterNetworkTopologies and writes the status of the one named default.
+// +kubebuilder:rbac:groups=scheduling.koordinator.sh,resources=clusternetworktopologies,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scheduling.koordinator.sh,resources=clusternetworktopologies/status,verbs=update
 
 // Reservation places Reservations through reserve pods it creates (and deletes once placed; their annotation
 // records the allocation), writes Reservations' status, and deletes those past their GC time.

@@ -54,6 +54,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&DeviceList{},
 		&PodMigrationJob{},
 		&PodMigrationJobList{},
+		&ClusterNetworkTopology{},
+		&ClusterNetworkTopologyList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -67,6 +67,8 @@ const (
 	ControllerElasticQuota = "elasticquota"
 	ControllerRevoker      = "revoker"
 	ControllerReservation  = "reservation"
+	// ControllerNetworkTopology writes the ClusterNetworkTopology's status (Coscheduling).
+	ControllerNetworkTopology = "networktopology"
 )
 
 // NewMetrics creates the collectors, unregistered.

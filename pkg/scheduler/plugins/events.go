@@ -37,6 +37,9 @@ var (
 	ElasticQuotaEvents = EventResource(schedsigsv1alpha1.SchemeGroupVersion.WithResource("elasticquotas"))
 	PodGroupEvents     = EventResource(schedsigsv1alpha1.SchemeGroupVersion.WithResource("podgroups"))
 	ReservationEvents  = EventResource(schedulingv1alpha1.SchemeGroupVersion.WithResource("reservations"))
+	// ClusterNetworkTopologyEvents are registered by Coscheduling only with awareNetworkTopology, so that a
+	// cluster without the CRD runs the rest.
+	ClusterNetworkTopologyEvents = EventResource(schedulingv1alpha1.SchemeGroupVersion.WithResource("clusternetworktopologies"))
 )
 
 // EventResource is the name kube-scheduler's queue gives the events of the custom resource gvr.

@@ -40,6 +40,19 @@ var statusByKind = map[string]map[string]any{
 			"podUsage": map[string]any{"resources": map[string]any{"cpu": "1", "memory": "2Gi"}},
 		}},
 	},
+	"ClusterNetworkTopology": {
+		"detailStatus": []any{
+			map[string]any{
+				"topologyInfo":       map[string]any{"topologyLayer": "ClusterTopologyLayer", "topologyName": ""},
+				"childTopologyLayer": "SpineLayer", "childTopologyNames": []any{"s1"}, "nodeNum": int64(2),
+			},
+			map[string]any{
+				"topologyInfo":       map[string]any{"topologyLayer": "SpineLayer", "topologyName": "s1"},
+				"parentTopologyInfo": map[string]any{"topologyLayer": "ClusterTopologyLayer", "topologyName": ""},
+				"childTopologyLayer": "NodeTopologyLayer", "nodeNum": int64(2),
+			},
+		},
+	},
 	"NodeSLO":                  {},
 	"ClusterColocationProfile": {},
 	"Reservation": {

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -178,6 +179,9 @@ func applyStrict(ctx context.Context, t *testing.T, objs []*unstructured.Unstruc
 		case "Namespace":
 			apply(o)
 		case "CustomResourceDefinition":
+			// A helm uninstall before may still be deleting the CRD (with its objects): applying to it then
+			// changes a CRD that is about to go.
+			waitUntilNotTerminating(ctx, t, o.GetName())
 			apply(o)
 			crds = append(crds, o.GetName())
 		}
@@ -204,5 +208,21 @@ func applyStrict(ctx context.Context, t *testing.T, objs []*unstructured.Unstruc
 		if k := o.GetKind(); k != "Namespace" && k != "CustomResourceDefinition" {
 			apply(o)
 		}
+	}
+}
+
+// waitUntilNotTerminating waits until the CRD name is gone or not being deleted.
+func waitUntilNotTerminating(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		err := env.Client.Get(ctx, client.ObjectKey{Name: name}, crd)
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return err == nil && crd.DeletionTimestamp == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("CRD %s is still being deleted: %v", name, err)
 	}
 }

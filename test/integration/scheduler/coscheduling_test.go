@@ -27,10 +27,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/koord-dev/koord/apis/extension"
+	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 )
 
 // TestGangBindsAllOrNothing: a gang whose members all fit binds together; one that does not fit binds none of
@@ -250,3 +253,99 @@ func (f *fixture) unterminated(pods []*corev1.Pod) []string {
 
 // countUnterminated is len(unterminated(pods)).
 func (f *fixture) countUnterminated(pods []*corev1.Pod) int { return len(f.unterminated(pods)) }
+
+// TestNetworkTopologyGang: with awareNetworkTopology, a gang that must stay within one block lands in the
+// tightest block that holds it all (where LeastAllocated alone would spread it), a gang no block holds waits
+// and says so, and the ClusterNetworkTopology's status lists the blocks.
+func TestNetworkTopologyGang(t *testing.T) {
+	f := newFixture(t)
+	spineKey, blockKey := "test.koord.dev/spine", "test.koord.dev/block"
+	cnt := &schedulingv1alpha1.ClusterNetworkTopology{
+		ObjectMeta: metav1.ObjectMeta{Name: schedulingv1alpha1.DefaultClusterNetworkTopologyName},
+		Spec: schedulingv1alpha1.ClusterNetworkTopologySpec{NetworkTopologySpec: []schedulingv1alpha1.NetworkTopologySpec{
+			{TopologyLayer: "SpineLayer", LabelKey: []string{spineKey}},
+			{TopologyLayer: "BlockLayer", ParentTopologyLayer: "SpineLayer", LabelKey: []string{blockKey}},
+			{TopologyLayer: schedulingv1alpha1.NodeTopologyLayer, ParentTopologyLayer: "BlockLayer"},
+		}},
+	}
+	if err := env.Client.Create(t.Context(), cnt); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := env.Client.Delete(context.Background(), cnt); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("delete the ClusterNetworkTopology: %v", err)
+		}
+	})
+	// Blocks b1 = {a, b} and b2 = {c, d} of 10 cpus each, in one spine; 6 cpus of a are taken.
+	blocks := map[string]string{"a": "b1", "b": "b1", "c": "b2", "d": "b2"}
+	nodes := map[string]string{}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		name := f.node(n, "0", 0, nil)
+		nodes[name] = blocks[n]
+		patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:%q,%q:%q}}}`, spineKey, f.namespace+"-s1", blockKey, f.namespace+"-"+blocks[n])
+		if err := env.Client.Patch(t.Context(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, client.RawPatch(types.MergePatchType, patch)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startScheduler(t, requestsOnly, pluginArgs{plugin: "Coscheduling", fields: map[string]any{"awareNetworkTopology": true}})
+	if got := f.boundNode(f.pod("taken", cpu("6"), nil)); got != f.namespace+"-a" && got != f.namespace+"-b" && got != f.namespace+"-c" && got != f.namespace+"-d" {
+		t.Fatalf("pod taken bound to %s", got)
+	}
+
+	mustGatherBlock := `{"gatherStrategy":[{"layer":"BlockLayer","strategy":"MustGather"}]}`
+	topologyGang := func(name string, n int) []*corev1.Pod {
+		pods := make([]*corev1.Pod, n)
+		for i := range n {
+			pods[i] = f.pod(fmt.Sprintf("%s-%d", name, i), cpu("4"), func(p *corev1.Pod) {
+				p.Annotations = map[string]string{
+					extension.AnnotationGangName:                name,
+					extension.AnnotationGangMinNum:              fmt.Sprint(n),
+					extension.AnnotationGangNetworkTopologySpec: mustGatherBlock,
+				}
+			})
+		}
+		return pods
+	}
+	// 3 × 4 cpus: the block of the taken node holds exactly 3, the other 4; the tighter one is chosen.
+	taken := &corev1.Pod{}
+	if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: f.namespace, Name: "taken"}, taken); err != nil {
+		t.Fatal(err)
+	}
+	wantBlock := nodes[taken.Spec.NodeName]
+	for _, p := range topologyGang("train", 3) {
+		if got := f.boundNode(p); nodes[got] != wantBlock {
+			t.Errorf("member %s bound to %s in block %s, want block %s", p.Name, got, nodes[got], wantBlock)
+		}
+	}
+	// 5 × 4 cpus: the other block holds 4.
+	big := topologyGang("big", 5)
+	f.eventually("no member of the big gang says why it waits", func(ctx context.Context) (bool, error) {
+		for _, p := range big {
+			got := &corev1.Pod{}
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
+				return false, err
+			}
+			for _, c := range got.Status.Conditions {
+				if c.Type == corev1.PodScheduled && strings.Contains(c.Message, "no topology domain can hold the gang's 5 pending members") {
+					return true, nil
+				}
+			}
+		}
+		return false, nil
+	})
+	f.consistentlyUnbound(big, time.Second)
+
+	f.eventually("the ClusterNetworkTopology's status does not list the test's blocks", func(ctx context.Context) (bool, error) {
+		got := &schedulingv1alpha1.ClusterNetworkTopology{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cnt), got); err != nil {
+			return false, err
+		}
+		found := 0
+		for _, d := range got.Status.DetailStatus {
+			if d.TopologyInfo.TopologyLayer == "BlockLayer" && strings.HasPrefix(d.TopologyInfo.TopologyName, f.namespace) && d.NodeNum == 2 {
+				found++
+			}
+		}
+		return found == 2, nil
+	})
+}

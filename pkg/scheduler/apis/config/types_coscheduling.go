@@ -38,8 +38,8 @@ type CoschedulingArgs struct {
 	// EnablePreemption turns on job-level preemption: a member of a gang that finds no node preempts pods of
 	// lower priority for every pending member of its gang group at once, or for none.
 	EnablePreemption bool
-	// AwareNetworkTopology places gangs by network topology. Koord does not implement it; the field is kept so
-	// that Koordinator configurations load, and must be false.
+	// AwareNetworkTopology places gangs whose PodGroup (or pods) carry a network topology spec in the fewest,
+	// tightest domains of the ClusterNetworkTopology "default" that hold all their pending members.
 	AwareNetworkTopology bool
 	// DefaultMatchPolicy is the match policy of gangs that do not name one: once-satisfied, only-waiting or
 	// waiting-and-running.

@@ -37,10 +37,15 @@ import (
 // plugin also moves a gang's pods to the front of the queue itself when the gang gets its minimum of
 // members, its PodGroup, or a member waiting in Permit.
 func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
-	return []fwk.ClusterEventWithHint{
+	events := []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: plugins.PodGroupEvents, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: p.isSchedulableAfterPodGroupChange},
 		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Add}, QueueingHintFn: p.isSchedulableAfterPodAdd},
-	}, nil
+	}
+	if p.topology != nil {
+		// A new or changed topology may hold a gang that no domain held; such changes are rare.
+		events = append(events, fwk.ClusterEventWithHint{Event: fwk.ClusterEvent{Resource: plugins.ClusterNetworkTopologyEvents, ActionType: fwk.Add | fwk.Update}})
+	}
+	return events, nil
 }
 
 // isSchedulableAfterPodGroupChange queues the pod when the PodGroup of its gang was added or its spec or

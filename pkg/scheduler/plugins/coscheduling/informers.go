@@ -44,6 +44,11 @@ func (p *Plugin) watchPods(ctx context.Context, h fwk.Handle) error {
 		func(pod *corev1.Pod) {
 			p.cache.DeletePod(pod)
 			p.podGroupChanged(pod)
+			if id, ok := cache.IDOf(pod); ok && p.topology != nil {
+				if _, known := p.cache.View(id); !known {
+					p.topology.forget(id)
+				}
+			}
 		},
 	))
 }
@@ -80,6 +85,22 @@ func (p *Plugin) activate(logger klog.Logger, pods []*corev1.Pod) {
 		m[pod.Namespace+"/"+pod.Name] = pod
 	}
 	p.handle.Activate(logger, m)
+}
+
+// watchNetworkTopology watches the ClusterNetworkTopologies, for network-topology-aware placement.
+func (p *Plugin) watchNetworkTopology(ctx context.Context, informers *crdinformers.Shared, h fwk.Handle) error {
+	factory, err := informers.Factory(h)
+	if err != nil {
+		return err
+	}
+	informer := factory.Scheduling().V1alpha1().ClusterNetworkTopologies()
+	p.topology.lister = informer.Lister()
+	// The lister is read when a gang is planned; the handler only lets Sync wait for the informer's list.
+	reg, err := informer.Informer().AddEventHandler(toolscache.ResourceEventHandlerFuncs{})
+	if err != nil {
+		return fmt.Errorf("watch ClusterNetworkTopologies: %w", err)
+	}
+	return informers.Sync(ctx, reg)
 }
 
 // watchPodGroups feeds PodGroups to the cache, from the plugin's informer and from the queueing hint (see

@@ -113,6 +113,12 @@ func (p *Plugin) Unreserve(ctx context.Context, _ fwk.CycleState, pod *corev1.Po
 // cycle. Until then they are rejected in PreFilter, and may wait for no event the plugin knows of.
 func (p *Plugin) release(r cache.Release, msg string) {
 	p.reject(r.Reject, msg, rejectTries)
+	if p.topology != nil {
+		// A failed cycle plans anew.
+		for _, retry := range r.Retry {
+			p.topology.forget(retry.ID)
+		}
+	}
 	logger := klog.FromContext(p.runCtx)
 	for _, retry := range r.Retry {
 		p.clock.AfterFunc(retry.After, func() {

@@ -23,12 +23,14 @@ package coscheduling
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/utils/clock"
@@ -79,6 +81,8 @@ type Plugin struct {
 	bindings bindings
 	// executor preempts for gangs (kube-scheduler's preemption executor); nil unless args.EnablePreemption.
 	executor *preemption.Executor
+	// topology places gangs by network topology; nil unless args.AwareNetworkTopology.
+	topology *networkTopology
 }
 
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads
@@ -117,6 +121,17 @@ func newPlugin(ctx context.Context, args *config.CoschedulingArgs, h fwk.Handle,
 	}
 	if args.EnablePreemption {
 		p.executor = preemption.NewExecutor(h, o.Features)
+	}
+	if args.AwareNetworkTopology {
+		fw, ok := h.(framework.Framework)
+		if !ok {
+			return nil, fmt.Errorf("awareNetworkTopology needs kube-scheduler's framework as the plugin's handle, got %T", h)
+		}
+		p.topology = &networkTopology{framework: fw, client: client, plans: map[cache.ID]*gangPlan{}}
+		if err := p.watchNetworkTopology(ctx, informers, h); err != nil {
+			return nil, err
+		}
+		o.Leadership.Run(ctx, "ClusterNetworkTopology status writer", p.runTopologyStatus)
 	}
 	if err := p.watchPods(ctx, h); err != nil {
 		return nil, err

@@ -42,9 +42,8 @@ func TestNewFactoryRejectsBadArgs(t *testing.T) {
 		args    func(*configv1.CoschedulingArgs)
 		wantErr string
 	}{
-		"network topology": {args: func(a *configv1.CoschedulingArgs) { a.AwareNetworkTopology = ptr.To(true) }, wantErr: "pluginConfig[Coscheduling].args.awareNetworkTopology"},
-		"zero timeout":     {args: func(a *configv1.CoschedulingArgs) { a.DefaultTimeout = &metav1.Duration{} }, wantErr: "pluginConfig[Coscheduling].args.defaultTimeout"},
-		"bad policy":       {args: func(a *configv1.CoschedulingArgs) { a.DefaultMatchPolicy = ptr.To("all") }, wantErr: "pluginConfig[Coscheduling].args.defaultMatchPolicy"},
+		"zero timeout": {args: func(a *configv1.CoschedulingArgs) { a.DefaultTimeout = &metav1.Duration{} }, wantErr: "pluginConfig[Coscheduling].args.defaultTimeout"},
+		"bad policy":   {args: func(a *configv1.CoschedulingArgs) { a.DefaultMatchPolicy = ptr.To("all") }, wantErr: "pluginConfig[Coscheduling].args.defaultMatchPolicy"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

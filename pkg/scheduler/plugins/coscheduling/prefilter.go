@@ -55,6 +55,10 @@ var (
 // in the cycle already and waits for the other members to be tried. A gang satisfied once under
 // once-satisfied no longer constrains its members. Each attempt counts as the pod's try in the gang's cycle.
 func (p *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, pod *corev1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	if _, err := state.Read(planningKey); err == nil {
+		// The dry run of a network-topology placement, which this plugin runs itself.
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
 	v, ok := p.cache.BeginCycle(pod)
 	if !ok {
 		return nil, fwk.NewStatus(fwk.Skip)
@@ -62,6 +66,10 @@ func (p *Plugin) PreFilter(ctx context.Context, state fwk.CycleState, pod *corev
 	status := p.check(&v, p.clock.Now())
 	if status.IsSuccess() {
 		state.Write(preFilterKey, passed)
+		if p.topology != nil && v.Spec.NetworkTopology != nil {
+			// A member that cannot be planned fails like one that found no node (PostFilter).
+			return p.topologyPreFilter(ctx, pod, &v)
+		}
 	} else {
 		state.Write(preFilterKey, rejected)
 		klog.FromContext(ctx).V(4).Info("Rejected a gang member", "pod", klog.KObj(pod), "gang", v.ID.String(), "reason", status.Message())
@@ -126,7 +134,11 @@ func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *core
 	)
 	if p.executor != nil {
 		if group, ok := p.cache.GroupOf(pod); ok {
-			result, preempted = p.preempt(ctx, state, pod, statuses, group)
+			if v, _ := p.cache.View(id); p.topology != nil && v.Spec.NetworkTopology != nil {
+				preempted = unresolvable("gang preemption does not place by network topology yet, so it preempts nothing for a gang with a network topology spec")
+			} else {
+				result, preempted = p.preempt(ctx, state, pod, statuses, group)
+			}
 		}
 	}
 	r, failed := p.cache.Fail(pod, "it could not be placed")

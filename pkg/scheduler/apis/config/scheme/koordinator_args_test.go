@@ -204,7 +204,7 @@ func TestDecodeEveryKoordinatorField(t *testing.T) {
 				DefaultMatchPolicy: string(extension.GangMatchPolicyOnceSatisfied),
 			},
 		},
-		"Coscheduling with preemption and network topology decodes, network topology is rejected": {
+		"Coscheduling with preemption and network topology": {
 			plugin: "Coscheduling",
 			args: `          enablePreemption: true
           awareNetworkTopology: true
@@ -215,9 +215,6 @@ func TestDecodeEveryKoordinatorField(t *testing.T) {
 				EnablePreemption:     true,
 				AwareNetworkTopology: true,
 				DefaultMatchPolicy:   string(extension.GangMatchPolicyOnceSatisfied),
-			},
-			wantInvalid: field.ErrorList{
-				field.Invalid(field.NewPath("args", "awareNetworkTopology"), nil, ""),
 			},
 		},
 		"Reservation": {

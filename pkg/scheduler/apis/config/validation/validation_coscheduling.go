@@ -46,8 +46,5 @@ func ValidateCoschedulingArgs(path *field.Path, args *config.CoschedulingArgs) f
 	if !slices.Contains(supportedGangMatchPolicies, args.DefaultMatchPolicy) {
 		errs = append(errs, field.NotSupported(path.Child("defaultMatchPolicy"), args.DefaultMatchPolicy, supportedGangMatchPolicies))
 	}
-	if args.AwareNetworkTopology {
-		errs = append(errs, field.Invalid(path.Child("awareNetworkTopology"), true, "network-topology-aware gang placement is not implemented by Koord; set it to false"))
-	}
 	return errs
 }

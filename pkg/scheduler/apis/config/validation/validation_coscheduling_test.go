@@ -62,11 +62,8 @@ func TestValidateCoschedulingArgs(t *testing.T) {
 			edit: func(a *config.CoschedulingArgs) { a.DefaultMatchPolicy = "Only-Waiting" },
 			want: field.ErrorList{field.NotSupported[string](path.Child("defaultMatchPolicy"), nil, nil)},
 		},
-		"preemption and network topology": {
+		"preemption and network topology are valid": {
 			edit: func(a *config.CoschedulingArgs) { a.EnablePreemption, a.AwareNetworkTopology = true, true },
-			want: field.ErrorList{
-				field.Invalid(path.Child("awareNetworkTopology"), nil, ""),
-			},
 		},
 	}
 	for name, tc := range tests {

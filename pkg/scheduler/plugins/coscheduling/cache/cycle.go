@@ -305,6 +305,10 @@ type Group struct {
 	Waiting []types.UID
 	// Members are the UIDs of every member of the group, in whatever state.
 	Members map[types.UID]bool
+	// BoundNodes are the nodes of the group's bound members.
+	BoundNodes []string
+	// GangOf is the gang of each pending member.
+	GangOf map[types.UID]ID
 }
 
 // GroupOf returns the gang group of pod, when pod's gang constrains it: it has a valid spec and was not
@@ -320,7 +324,7 @@ func (c *Cache) GroupOf(pod *corev1.Pod) (Group, bool) {
 	if g == nil || !g.hasSpec || c.keepsLocked(g) {
 		return Group{}, false
 	}
-	group := Group{Members: map[types.UID]bool{}}
+	group := Group{Members: map[types.UID]bool{}, GangOf: map[types.UID]ID{}}
 	for _, gg := range c.groupLocked(g) {
 		if gg == nil {
 			continue
@@ -330,8 +334,11 @@ func (c *Cache) GroupOf(pod *corev1.Pod) (Group, bool) {
 			switch m.state {
 			case pending:
 				group.Pending = append(group.Pending, m.pod)
+				group.GangOf[uid] = gg.id
 			case waiting:
 				group.Waiting = append(group.Waiting, uid)
+			case bound:
+				group.BoundNodes = append(group.BoundNodes, m.pod.Spec.NodeName)
 			}
 		}
 	}

@@ -74,6 +74,8 @@ type Spec struct {
 	Groups []ID
 	// FromPodGroup is true when a PodGroup defines the gang, false when its pods' annotations do.
 	FromPodGroup bool
+	// NetworkTopology asks for the gang to be placed by network topology; nil when it does not.
+	NetworkTopology *extension.NetworkTopologySpec
 }
 
 // Defaults are the values of a Spec its source leaves out.
@@ -159,6 +161,9 @@ func specFromMeta(obj metav1.Object, id ID, minMember int, d Defaults) (Spec, er
 	}
 	groups, err := extension.GetGangGroups(obj)
 	if err != nil {
+		return Spec{}, err
+	}
+	if s.NetworkTopology, err = extension.GetNetworkTopologySpec(obj); err != nil {
 		return Spec{}, err
 	}
 	s.Groups = []ID{id}

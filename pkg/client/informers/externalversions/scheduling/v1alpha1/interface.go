@@ -24,6 +24,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
+	// ClusterNetworkTopologies returns a ClusterNetworkTopologyInformer.
+	ClusterNetworkTopologies() TypedClusterNetworkTopologyInformer
 	// Devices returns a DeviceInformer.
 	Devices() TypedDeviceInformer
 	// PodMigrationJobs returns a PodMigrationJobInformer.
@@ -41,6 +43,11 @@ type version struct {
 // New returns a new Interface.
 func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakListOptions internalinterfaces.TweakListOptionsFunc) Interface {
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
+}
+
+// ClusterNetworkTopologies returns a TypedClusterNetworkTopologyInformer.
+func (v *version) ClusterNetworkTopologies() TypedClusterNetworkTopologyInformer {
+	return &clusterNetworkTopologyInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
 // Devices returns a TypedDeviceInformer.

@@ -18,6 +18,8 @@ limitations under the License.
 
 package v1alpha1
 
+type ClusterNetworkTopologyExpansion interface{}
+
 type DeviceExpansion interface{}
 
 type PodMigrationJobExpansion interface{}

@@ -28,6 +28,7 @@ import (
 
 type SchedulingV1alpha1Interface interface {
 	RESTClient() rest.Interface
+	ClusterNetworkTopologiesGetter
 	DevicesGetter
 	PodMigrationJobsGetter
 	ReservationsGetter
@@ -36,6 +37,10 @@ type SchedulingV1alpha1Interface interface {
 // SchedulingV1alpha1Client is used to interact with features provided by the scheduling.koordinator.sh group.
 type SchedulingV1alpha1Client struct {
 	restClient rest.Interface
+}
+
+func (c *SchedulingV1alpha1Client) ClusterNetworkTopologies() ClusterNetworkTopologyInterface {
+	return newClusterNetworkTopologies(c)
 }
 
 func (c *SchedulingV1alpha1Client) Devices() DeviceInterface {
