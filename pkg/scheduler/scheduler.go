@@ -78,6 +78,8 @@ var (
 	_ fwk.PreEnqueuePlugin  = (*coscheduling.Plugin)(nil)
 	_ fwk.PreFilterPlugin   = (*coscheduling.Plugin)(nil)
 	_ fwk.PostFilterPlugin  = (*coscheduling.Plugin)(nil)
+	_ fwk.PreScorePlugin    = (*coscheduling.Plugin)(nil)
+	_ fwk.ScorePlugin       = (*coscheduling.Plugin)(nil)
 	_ fwk.PermitPlugin      = (*coscheduling.Plugin)(nil)
 	_ fwk.ReservePlugin     = (*coscheduling.Plugin)(nil)
 	_ fwk.PreBindPlugin     = (*coscheduling.Plugin)(nil)

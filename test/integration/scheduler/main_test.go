@@ -64,6 +64,12 @@ const schedulerUser = "koord-scheduler-integration"
 // It stops when the test ends. args override fields of plugins' args, by plugin name.
 func startScheduler(t *testing.T, args ...pluginArgs) {
 	t.Helper()
+	startSchedulerWith(t, filepath.Join(env.RepoRoot, "config", "scheduler", "koord-scheduler-config.yaml"), args...)
+}
+
+// startSchedulerWith is startScheduler with the configuration file at config.
+func startSchedulerWith(t *testing.T, config string, args ...pluginArgs) {
+	t.Helper()
 	user, err := env.UserWithRoles(t.Context(), schedulerUser, filepath.Join("config", "rbac", "koord-scheduler", "role.yaml"),
 		"system:kube-scheduler", "system:volume-scheduler")
 	if err != nil {
@@ -74,7 +80,7 @@ func startScheduler(t *testing.T, args ...pluginArgs) {
 	if err := writeKubeconfig(user, kubeconfig); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := configFor(filepath.Join(env.RepoRoot, "config", "scheduler", "koord-scheduler-config.yaml"), kubeconfig, args...)
+	cfg, err := configFor(config, kubeconfig, args...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -159,8 +159,21 @@ func (p *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *core
 	return result, preempted
 }
 
-// SignPod signs every pod alike: the plugin accepts or rejects a pod as a whole and has no say on nodes, so
-// it never keeps kube-scheduler from reusing a node ranking.
-func (p *Plugin) SignPod(context.Context, *corev1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+// SignPod signs every pod alike, since the plugin accepts or rejects a pod as a whole, except where it has a
+// say on nodes (awareNetworkTopology): a member of a gang placed by topology goes to its own planned node, and
+// a pod with a network-topology-selector is scored by where the pods of its selector are, which each placement
+// changes. Those it refuses to sign, so that kube-scheduler never reuses another pod's node ranking for them.
+func (p *Plugin) SignPod(_ context.Context, pod *corev1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	if p.topology == nil {
+		return nil, nil
+	}
+	if pod.Annotations[extension.AnnotationNetworkTopologySelector] != "" {
+		return nil, fwk.NewStatus(fwk.Unschedulable, "the pod is scored by network topology")
+	}
+	if id, ok := cache.IDOf(pod); ok {
+		if v, known := p.cache.View(id); known && v.Spec.NetworkTopology != nil {
+			return nil, fwk.NewStatus(fwk.Unschedulable, "the pod's gang is placed by network topology")
+		}
+	}
 	return nil, nil
 }

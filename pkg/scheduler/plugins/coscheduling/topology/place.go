@@ -221,3 +221,34 @@ func roundDown(n, m int) int {
 	}
 	return n
 }
+
+// Rank orders candidates, nodes of the tree, for a pod that wants to be near the pods counted in existing
+// (pods per node with the same network-topology-selector, over every node): nodes in domains with more such
+// pods first (the node's own count, then its block's, and so on up), then nodes in domains with fewer
+// candidates (the tighter fit), then by name, as Koordinator's Coscheduling Score does. It returns each
+// candidate's rank, 0 for the best; candidates not in the tree are left out.
+func (t *Tree) Rank(candidates []string, existing map[string]int) map[string]int {
+	nodes := make(map[string]NodeInput, len(existing)+len(candidates))
+	for n, e := range existing {
+		nodes[n] = NodeInput{Existing: e}
+	}
+	var leaves []*Domain
+	for _, n := range candidates {
+		d := t.Node(n)
+		if d == nil {
+			continue
+		}
+		in := nodes[n]
+		in.Offer = 1
+		nodes[n] = in
+		leaves = append(leaves, d)
+	}
+	scores := map[*Domain]score{}
+	t.sum(t.Root, nodes, Request{}, scores)
+	slices.SortFunc(leaves, func(a, b *Domain) int { return compare(a, b, scores, true) })
+	ranks := make(map[string]int, len(leaves))
+	for i, d := range leaves {
+		ranks[d.Name] = i
+	}
+	return ranks
+}

@@ -299,3 +299,18 @@ func TestAncestorAndNodeNames(t *testing.T) {
 		t.Errorf("block of a node not in the tree = %+v", d)
 	}
 }
+
+// TestRank pins the order to Koordinator's PreScore test: pods of the selector on node-8 (b4), node-7 (b4) and
+// node-6 (b3); candidates node-1..5 and node-9 (not in the tree, left out).
+func TestRank(t *testing.T) {
+	tree, err := Build(spec, eightNodes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tree.Rank([]string{"node-1", "node-2", "node-3", "node-4", "node-5", "node-9"}, map[string]int{"node-8": 1, "node-7": 1, "node-6": 1})
+	// s2 holds the three pods: node-5 (b3, with node-6's pod) first; then s1's nodes, all alike, by name.
+	want := map[string]int{"node-5": 0, "node-1": 1, "node-2": 2, "node-3": 3, "node-4": 4}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ranks (-want +got):\n%s", diff)
+	}
+}
