@@ -79,7 +79,7 @@ func (p *Plugin) Filter(ctx context.Context, cycle fwk.CycleState, pod *corev1.P
 	switch {
 	case th.prod != nil && ps.Prod:
 		thresholds, what = th.prod, "prod %s usage"
-		p.addEstimatedUsage(used, n, sum, prodUsage, ps, now)
+		p.addEstimatedUsage(used, n, sum, prodUsage, ps)
 	case th.aggregated != nil:
 		a := th.aggregated
 		thresholds = a.usage
@@ -92,10 +92,10 @@ func (p *Plugin) Filter(ctx context.Context, cycle fwk.CycleState, pod *corev1.P
 			}
 		}
 		// Otherwise statistics have not started yet (they need enough samples): the latest usage stands in.
-		p.addEstimatedUsage(used, n, sum, base, ps, now)
+		p.addEstimatedUsage(used, n, sum, base, ps)
 	default:
 		thresholds = th.usage
-		p.addEstimatedUsage(used, n, sum, latestUsage, ps, now)
+		p.addEstimatedUsage(used, n, sum, latestUsage, ps)
 	}
 	allocatable := sum.allocatable(len(p.resources))
 

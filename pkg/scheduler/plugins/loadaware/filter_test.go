@@ -68,10 +68,13 @@ func TestFilter(t *testing.T) {
 			}
 		}
 	}
+	// web is a koord-prod pod on n1 since long before its NodeMetric: its reported usage counts as prod usage.
+	web := []*corev1.Pod{utiltesting.MakePod("web").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Scheduled("n1", utiltesting.Now.Add(-10*time.Minute)).Obj()}
 	tests := map[string]struct {
 		args   func(*configv1.LoadAwareSchedulingArgs)
 		node   *corev1.Node
 		metric *slov1alpha1.NodeMetric
+		pods   []*corev1.Pod
 		pod    *corev1.Pod
 		want   plugintest.Status
 	}{
@@ -173,18 +176,21 @@ func TestFilter(t *testing.T) {
 			want:   rejected("node cpu usage 69 percent > threshold 65 percent"),
 		},
 		"prod pod is checked on prod usage": {
+			pods:   web,
 			args:   prodThresholds,
 			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "9", "memory", "4Gi")).Pod("default", "web", extension.PriorityProd, utiltesting.Resources("cpu", "3")).Pod("default", "job", extension.PriorityBatch, utiltesting.Resources("cpu", "6")).Obj(),
 			pod:    utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Obj(),
 			want:   ok,
 		},
 		"prod pod over the prod threshold": {
+			pods:   web,
 			args:   prodThresholds,
 			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6", "memory", "4Gi")).Pod("default", "web", extension.PriorityProd, utiltesting.Resources("cpu", "5500m")).Obj(),
 			pod:    utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Obj(),
 			want:   rejected("node prod cpu usage 64 percent > threshold 60 percent"),
 		},
 		"prod usage includes system usage when asked": {
+			pods: web,
 			args: func(a *configv1.LoadAwareSchedulingArgs) {
 				prodThresholds(a)
 				a.ProdUsageIncludeSys = true
@@ -197,6 +203,20 @@ func TestFilter(t *testing.T) {
 			pod:  utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Obj(),
 			want: rejected("node prod cpu usage 69 percent > threshold 60 percent"),
 		},
+		"prod usage counts only pods the scheduler knows": {
+			args:   prodThresholds,
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6", "memory", "4Gi")).Pod("default", "gone", extension.PriorityProd, utiltesting.Resources("cpu", "5500m")).Obj(),
+			pod:    utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Obj(),
+			want:   ok,
+		},
+		"all-zero prod thresholds fall back to the usage thresholds": {
+			args: func(a *configv1.LoadAwareSchedulingArgs) {
+				a.ProdUsageThresholds = map[corev1.ResourceName]int64{corev1.ResourceCPU: 0}
+			},
+			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6", "memory", "4Gi")).Obj(),
+			pod:    utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Obj(),
+			want:   rejected("node cpu usage 69 percent > threshold 65 percent"),
+		},
 		"non-prod pod ignores the prod thresholds": {
 			args:   prodThresholds,
 			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "6", "memory", "4Gi")).Pod("default", "web", extension.PriorityProd, utiltesting.Resources("cpu", "1")).Obj(),
@@ -208,6 +228,7 @@ func TestFilter(t *testing.T) {
 			want: rejected("node cpu usage 69 percent > threshold 65 percent"),
 		},
 		"prod thresholds from the node annotation": {
+			pods:   web,
 			node:   node("n1").Annotation(extension.AnnotationNodeUsageThresholds, `{"prodUsageThresholds":{"cpu":30}}`).Obj(),
 			metric: utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(utiltesting.Resources("cpu", "4", "memory", "4Gi")).Pod("default", "web", extension.PriorityProd, utiltesting.Resources("cpu", "3")).Obj(),
 			pod:    utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Obj(),
@@ -256,7 +277,7 @@ func TestFilter(t *testing.T) {
 			if tc.metric != nil {
 				metrics = append(metrics, tc.metric)
 			}
-			f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs](t, tc.args), metrics, nil)
+			f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs](t, tc.args), metrics, tc.pods)
 			n := tc.node
 			if n == nil {
 				n = node("n1").Obj()
@@ -338,8 +359,8 @@ func TestFilterFollowsNodeAnnotation(t *testing.T) {
 }
 
 // TestFilterFollowsNodeState: Filter and Score keep a summary of each node between cycles; on the same node
-// object they follow every change of what it summarizes: an estimation window running out, reservations,
-// a new NodeMetric and its expiry.
+// object they follow every change of what it summarizes: a NodeMetric past an assigned pod's estimation
+// deadline, reservations, a new NodeMetric and its expiry.
 func TestFilterFollowsNodeState(t *testing.T) {
 	args := plugintest.Args[config.LoadAwareSchedulingArgs](t, func(a *configv1.LoadAwareSchedulingArgs) {
 		a.EstimatedSecondsAfterPodScheduled = ptr.To[int64](400)
@@ -347,7 +368,8 @@ func TestFilterFollowsNodeState(t *testing.T) {
 		a.ResourceWeights = map[corev1.ResourceName]int64{corev1.ResourceCPU: 1}
 	})
 	reported := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-10*time.Second)).NodeUsage(utiltesting.Resources("cpu", "4", "memory", "1Gi")).Pod("default", "assigned", extension.PriorityProd, utiltesting.Resources("cpu", "300m")).Obj()
-	// Assigned 5 minutes ago and estimated for 400 s: it adds 850m - 300m for 100 s more.
+	// Assigned 5 minutes ago with an estimation deadline 400 s after: it adds 850m - 300m until a NodeMetric
+	// updated more than 100 s from now arrives.
 	f := newFixture(t, args, []*slov1alpha1.NodeMetric{reported}, []*corev1.Pod{utiltesting.MakePod("assigned").Req(utiltesting.Resources("cpu", "1")).Scheduled("n1", utiltesting.Now.Add(-5*time.Minute)).Obj()})
 	ni := plugintest.NodeInfo(node("n1").Obj())
 	p := utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1")).Obj()
@@ -375,8 +397,19 @@ func TestFilterFollowsNodeState(t *testing.T) {
 		// 4000m + 550m + 850m = 5400m: 54%; free 46%.
 		want: result{Filter: plugintest.Status{Code: fwk.Success}, Score: 46},
 	}, {
-		name: "estimation over",
+		name: "time alone ends no estimation",
 		do:   func() { f.Clock.Step(100 * time.Second) },
+		want: result{Filter: plugintest.Status{Code: fwk.Success}, Score: 46},
+	}, {
+		name: "estimation over with a NodeMetric past the deadline",
+		do: func() {
+			nm := reported.DeepCopy()
+			nm.ResourceVersion = "1"
+			nm.Status.UpdateTime = &metav1.Time{Time: f.Clock.Now().Add(time.Second)}
+			if err := f.plugin.nodeMetrics.Update(nm); err != nil {
+				t.Fatal(err)
+			}
+		},
 		// 4000m + 850m = 4850m: 49%; free 51%.
 		want: result{Filter: plugintest.Status{Code: fwk.Success}, Score: 51},
 	}, {
@@ -391,7 +424,7 @@ func TestFilterFollowsNodeState(t *testing.T) {
 		name: "new report covering every pod",
 		do: func() {
 			nm := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now).NodeUsage(utiltesting.Resources("cpu", "2", "memory", "1Gi")).Pod("default", "assigned", extension.PriorityProd, utiltesting.Resources("cpu", "300m")).Pod("default", "r1", extension.PriorityProd, utiltesting.Resources("cpu", "1")).Pod("default", "r2", extension.PriorityProd, utiltesting.Resources("cpu", "1")).Obj()
-			nm.ResourceVersion = "2"
+			nm.ResourceVersion = "3"
 			nm.Status.UpdateTime = &metav1.Time{Time: f.Clock.Now().Add(2 * time.Minute)}
 			if err := f.plugin.nodeMetrics.Update(nm); err != nil {
 				t.Fatal(err)

@@ -61,7 +61,7 @@ func (p *Plugin) Score(ctx context.Context, cycle fwk.CycleState, pod *corev1.Po
 			base = aggregatedUsage
 		}
 	}
-	p.addEstimatedUsage(used, n, sum, base, ps, now)
+	p.addEstimatedUsage(used, n, sum, base, ps)
 	allocatable := sum.allocatable(len(p.resources))
 	return p.score(used, allocatable), nil
 }
@@ -72,20 +72,15 @@ func (p *Plugin) score(used, allocatable quantity.Vector) int64 {
 		return 0
 	}
 	var sum int64
-	minScore := int64(-1)
+	minScore := int64(fwk.MaxScore)
 	for i, w := range p.weights {
-		if w == 0 {
-			continue
-		}
 		s := leastUsedScore(used[i], allocatable[i])
 		sum += w * s
-		if minScore < 0 || s < minScore {
-			minScore = s
-		}
+		// The dominant (least free) resource is taken over every resource the plugin tracks, weighted or
+		// not, as Koordinator's.
+		minScore = min(minScore, s)
 	}
-	if minScore > 0 {
-		sum += p.args.DominantResourceWeight * minScore
-	}
+	sum += p.args.DominantResourceWeight * minScore
 	return sum / p.weightSum
 }
 

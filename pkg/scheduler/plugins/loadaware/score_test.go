@@ -48,6 +48,8 @@ func TestScore(t *testing.T) {
 	empty := utiltesting.MakeNodeMetric("empty").Updated(utiltesting.Now.Add(-fresh)).NodeUsage(nil).Obj()
 	empty.Status.NodeMetric = nil
 	metrics := []*slov1alpha1.NodeMetric{cool, hot, stale, empty}
+	// web, the koord-prod pod hot reports, runs there since long before the report.
+	pods := []*corev1.Pod{utiltesting.MakePod("web").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Scheduled("hot", utiltesting.Now.Add(-10*time.Minute)).Obj()}
 	nodes := []string{"cool", "hot", "bare", "stale", "empty"}
 	incoming := utiltesting.MakePod("incoming").Req(utiltesting.Resources("cpu", "1", "memory", "1Gi")).Obj()
 	incoming.Labels = map[string]string{extension.LabelPodPriorityClass: string(extension.PriorityBatch)}
@@ -67,9 +69,27 @@ func TestScore(t *testing.T) {
 			},
 			want: map[string]int64{"cool": 71, "hot": 41, "bare": 0, "stale": 0, "empty": 0},
 		},
+		// hot: (31 + 72 + 1 × 31) / 3.
 		"dominant resource weight favours the node whose most used resource is freer": {
-			args: func(a *configv1.LoadAwareSchedulingArgs) { a.DominantResourceWeight = 1 },
+			args: func(a *configv1.LoadAwareSchedulingArgs) {
+				a.ResourceWeights = map[corev1.ResourceName]int64{corev1.ResourceCPU: 1, corev1.ResourceMemory: 1}
+				a.DominantResourceWeight = 1
+			},
 			want: map[string]int64{"cool": 71, "hot": 44, "bare": 0, "stale": 0, "empty": 0},
+		},
+		// No weights with a dominant weight: the score is the least free resource's alone, as in Koordinator.
+		"dominant resource weight alone": {
+			args: func(a *configv1.LoadAwareSchedulingArgs) { a.DominantResourceWeight = 1 },
+			want: map[string]int64{"cool": 71, "hot": 31, "bare": 0, "stale": 0, "empty": 0},
+		},
+		// The dominant resource is taken over every resource the plugin tracks, weighted or not: cpu, weighted
+		// 0, is the least free: hot (72 × 1 + 31 × 1) / 2, cool (72 + 71) / 2.
+		"dominant resource over unweighted resources": {
+			args: func(a *configv1.LoadAwareSchedulingArgs) {
+				a.ResourceWeights = map[corev1.ResourceName]int64{corev1.ResourceCPU: 0, corev1.ResourceMemory: 1}
+				a.DominantResourceWeight = 1
+			},
+			want: map[string]int64{"cool": 71, "hot": 51, "bare": 0, "stale": 0, "empty": 0},
 		},
 		// hot: prod usage 1 cpu + 850m: 81; memory 0 + 0.7Gi: 92 (rounded down).
 		"prod pod on prod usage": {
@@ -91,7 +111,7 @@ func TestScore(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs](t, tc.args), metrics, nil)
+			f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs](t, tc.args), metrics, pods)
 			p := tc.pod
 			if p == nil {
 				p = incoming

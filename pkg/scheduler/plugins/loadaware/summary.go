@@ -39,8 +39,7 @@ import (
 // aligns to 128).
 //
 // A summary does not check whether the node's state changed: the cache marks it stale when it does (it is
-// the node's memo, see cache.Node.SetMemo), and the time-bound parts of it (estimation windows, expiry) end at
-// validUntil.
+// the node's memo, see cache.Node.SetMemo), and the time-bound part of it (expiry) ends at validUntil.
 type nodeSummary struct {
 	// The fields Filter and Score read for every node, 64 bytes.
 
@@ -51,8 +50,8 @@ type nodeSummary struct {
 	hasUsage, expired bool
 	// object is the node object the thresholds and allocatable come from.
 	object *corev1.Node
-	// validUntil, in Unix nanoseconds, is when the summary ends with time alone: the NodeMetric expires or an
-	// assigned pod's estimation window ends; 0 for never.
+	// validUntil, in Unix nanoseconds, is when the summary ends with time alone, as the NodeMetric expires; 0
+	// for never.
 	validUntil int64
 	// thresholds are the node's thresholds.
 	thresholds *thresholdProfile
@@ -116,8 +115,7 @@ func (p *Plugin) summaryOf(ctx context.Context, n *cache.Node, node *corev1.Node
 		s.big = make([]int64, 2*len(p.resources))
 	}
 	p.setThresholds(ctx, s, last, node)
-	latest, estimatesUntil := n.LatestUsageUntil(view, now)
-	copy(s.usage(len(p.resources)), latest)
+	copy(s.usage(len(p.resources)), n.LatestUsage(view))
 	p.allocatable(nodeInfo, s.allocatable(len(p.resources)))
 	var until time.Time
 	if view.UpdateTime.IsZero() {
@@ -126,9 +124,6 @@ func (p *Plugin) summaryOf(ctx context.Context, n *cache.Node, node *corev1.Node
 		s.expired = true
 	} else {
 		until = expiresAt
-	}
-	if !estimatesUntil.IsZero() && (until.IsZero() || estimatesUntil.Before(until)) {
-		until = estimatesUntil
 	}
 	if !until.IsZero() {
 		s.validUntil = until.UnixNano()

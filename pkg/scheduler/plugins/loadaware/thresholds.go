@@ -47,9 +47,7 @@ type aggregatedThresholds struct {
 // profileFromArgs returns the thresholds of the args.
 func (p *Plugin) profileFromArgs() *thresholdProfile {
 	t := &thresholdProfile{usage: p.resources.VectorOf(p.args.UsageThresholds)}
-	if len(p.args.ProdUsageThresholds) > 0 {
-		t.prod = p.resources.VectorOf(p.args.ProdUsageThresholds)
-	}
+	t.prod = prodThresholds(p.resources.VectorOf(p.args.ProdUsageThresholds))
 	if a := p.args.Aggregated; a != nil && len(a.UsageThresholds) > 0 && a.UsageAggregationType != "" {
 		t.aggregated = &aggregatedThresholds{
 			usage:  p.resources.VectorOf(a.UsageThresholds),
@@ -99,7 +97,7 @@ func (p *Plugin) mergeThresholds(custom *extension.CustomUsageThresholds) *thres
 		t.usage = p.resources.VectorOf(custom.UsageThresholds)
 	}
 	if len(custom.ProdUsageThresholds) > 0 {
-		t.prod = p.resources.VectorOf(custom.ProdUsageThresholds)
+		t.prod = prodThresholds(p.resources.VectorOf(custom.ProdUsageThresholds))
 	}
 	if a := custom.AggregatedUsage; a != nil && len(a.UsageThresholds) > 0 && a.UsageAggregationType != "" {
 		t.aggregated = &aggregatedThresholds{usage: p.resources.VectorOf(a.UsageThresholds), typ: a.UsageAggregationType}
@@ -108,4 +106,15 @@ func (p *Plugin) mergeThresholds(custom *extension.CustomUsageThresholds) *thres
 		}
 	}
 	return &t
+}
+
+// prodThresholds returns v, or nil when no threshold in it is above 0: as in Koordinator, prod pods are then
+// checked like the others.
+func prodThresholds(v []int64) []int64 {
+	for _, t := range v {
+		if t > 0 {
+			return v
+		}
+	}
+	return nil
 }

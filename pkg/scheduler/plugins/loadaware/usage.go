@@ -17,8 +17,6 @@ limitations under the License.
 package loadaware
 
 import (
-	"time"
-
 	corev1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -42,21 +40,20 @@ const (
 )
 
 // addEstimatedUsage adds to used the estimated usage of node n, summarized by sum: the reported usage base,
-// what the pods assigned to n add while their usage is not reported (koord-prod pods only on prodUsage; see
-// cache.Node.AssignedUsage), and ps's estimate.
-func (p *Plugin) addEstimatedUsage(used quantity.Vector, n *cache.Node, sum *nodeSummary, base usageBase, ps *podState, now time.Time) {
+// what the pods assigned to n add while their usage is not reported (see cache.Node.AssignedUsage; on
+// prodUsage, the usage of the koord-prod pods, cache.Node.ProdUsage), and ps's estimate.
+func (p *Plugin) addEstimatedUsage(used quantity.Vector, n *cache.Node, sum *nodeSummary, base usageBase, ps *podState) {
 	view := sum.view
 	switch base {
 	case latestUsage:
 		used.Add(sum.usage(len(used)))
 	case prodUsage:
-		used.Add(view.ProdUsage)
+		used.Add(n.ProdUsage(view))
 		if p.args.ProdUsageIncludeSys && view.SystemUsage != nil {
 			used.Add(view.SystemUsage)
 		}
-		used.Add(n.AssignedUsage(view, true, now))
 	case aggregatedUsage:
-		used.Add(n.AssignedUsage(view, false, now))
+		used.Add(n.AssignedUsage(view))
 	}
 	used.Add(ps.Estimate)
 }

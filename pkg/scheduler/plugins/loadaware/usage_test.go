@@ -39,6 +39,9 @@ func TestEstimatedUsageOfAssignedPods(t *testing.T) {
 	reported := func(cpu string) []slov1alpha1.PodMetricInfo {
 		return utiltesting.MakeNodeMetric("n1").Pod("default", "assigned", extension.PriorityProd, utiltesting.Resources("cpu", cpu)).Status.PodsMetric
 	}
+	reportedAs := func(name string, pc extension.PriorityClass, cpu string) []slov1alpha1.PodMetricInfo {
+		return utiltesting.MakeNodeMetric("n1").Pod("default", name, pc, utiltesting.Resources("cpu", cpu)).Status.PodsMetric
+	}
 	initializedAt := func(p *corev1.Pod, at time.Time) *corev1.Pod {
 		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{
 			Type: corev1.PodInitialized, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Time{Time: at},
@@ -95,11 +98,37 @@ func TestEstimatedUsageOfAssignedPods(t *testing.T) {
 			reported: reported("300m"),
 			want:     0,
 		},
-		"estimatedSecondsAfterInitialized: not initialized yet": {
-			args:     func(a *configv1.LoadAwareSchedulingArgs) { a.EstimatedSecondsAfterInitialized = ptr.To[int64](60) },
+		// The NodeMetric is 10s old: a deadline 5s ago is after it, and the pod is still estimated until a
+		// NodeMetric taken after the deadline arrives.
+		"estimated until a NodeMetric after its deadline": {
+			args:     func(a *configv1.LoadAwareSchedulingArgs) { a.EstimatedSecondsAfterPodScheduled = ptr.To[int64](595) },
 			pod:      assigned(10 * time.Minute),
 			reported: reported("300m"),
 			want:     550,
+		},
+		"estimatedSecondsAfterInitialized: not initialized yet, no deadline": {
+			args:     func(a *configv1.LoadAwareSchedulingArgs) { a.EstimatedSecondsAfterInitialized = ptr.To[int64](60) },
+			pod:      assigned(10 * time.Minute),
+			reported: reported("300m"),
+			want:     0,
+		},
+		"estimatedSecondsAfterInitialized: not initialized, the scheduled deadline holds": {
+			args: func(a *configv1.LoadAwareSchedulingArgs) {
+				a.EstimatedSecondsAfterInitialized = ptr.To[int64](60)
+				a.EstimatedSecondsAfterPodScheduled = ptr.To[int64](900)
+			},
+			pod:      assigned(10 * time.Minute),
+			reported: reported("300m"),
+			want:     550,
+		},
+		"estimatedSecondsAfterInitialized: once initialized, its deadline replaces the scheduled one": {
+			args: func(a *configv1.LoadAwareSchedulingArgs) {
+				a.EstimatedSecondsAfterInitialized = ptr.To[int64](60)
+				a.EstimatedSecondsAfterPodScheduled = ptr.To[int64](900)
+			},
+			pod:      initializedAt(assigned(10*time.Minute), utiltesting.Now.Add(-5*time.Minute)),
+			reported: reported("300m"),
+			want:     0,
 		},
 		"estimatedSecondsAfterInitialized: initialized recently": {
 			args:     func(a *configv1.LoadAwareSchedulingArgs) { a.EstimatedSecondsAfterInitialized = ptr.To[int64](60) },
@@ -152,8 +181,33 @@ func TestEstimatedUsageOfAssignedPods(t *testing.T) {
 		},
 		"prod usage counts prod pods only": {
 			pod:      utiltesting.MakePod("assigned").Req(utiltesting.Resources(string(extension.BatchCPU), "1000")).Priority(extension.PriorityBatchValueDefault).QoS(extension.QoSBE).Scheduled("n1", utiltesting.Now.Add(-5*time.Second)).Obj(),
+			reported: reportedAs("assigned", extension.PriorityProd, "300m"),
 			prodOnly: true,
 			want:     0,
+		},
+		"prod usage: a prod pod reported as prod, its report in": {
+			pod:      assigned(10 * time.Minute),
+			reported: reported("300m"),
+			prodOnly: true,
+			want:     300,
+		},
+		"prod usage: a prod pod reported as prod, assigned after the report": {
+			pod:      assigned(5 * time.Second),
+			reported: reported("300m"),
+			prodOnly: true,
+			want:     850,
+		},
+		"prod usage: a prod pod reported as batch counts its whole estimate": {
+			pod:      assigned(10 * time.Minute),
+			reported: reportedAs("assigned", extension.PriorityBatch, "300m"),
+			prodOnly: true,
+			want:     850,
+		},
+		"prod usage: a pod the scheduler does not know counts for nothing": {
+			pod:      assigned(10 * time.Minute),
+			reported: append(reported("300m"), reportedAs("gone", extension.PriorityProd, "2")...),
+			prodOnly: true,
+			want:     300,
 		},
 		"terminated pods do not count": {
 			pod: func() *corev1.Pod {
@@ -170,7 +224,10 @@ func TestEstimatedUsageOfAssignedPods(t *testing.T) {
 			nm.Status.PodsMetric = tc.reported
 			f := newFixture(t, plugintest.Args[config.LoadAwareSchedulingArgs](t, tc.args), []*slov1alpha1.NodeMetric{nm}, []*corev1.Pod{tc.pod})
 			n := f.plugin.nodes.Get("n1")
-			got := n.AssignedUsage(n.View(), tc.prodOnly, f.Clock.Now())
+			got := n.AssignedUsage(n.View())
+			if tc.prodOnly {
+				got = n.ProdUsage(n.View())
+			}
 			if diff := cmp.Diff(tc.want, got[0]); diff != "" {
 				t.Errorf("estimated cpu usage (-want,+got):\n%s", diff)
 			}
@@ -211,26 +268,27 @@ func TestAssignCacheFollowsPods(t *testing.T) {
 	})
 }
 
-// TestAssignedUsageMemo: the memoized usage of assigned pods follows the pods, the NodeMetric and the time.
+// TestAssignedUsageMemo: the memoized usage of assigned pods follows the pods and the NodeMetric; the time
+// alone changes nothing, since a deadline is compared with the NodeMetric's update time.
 func TestAssignedUsageMemo(t *testing.T) {
 	args := plugintest.Args[config.LoadAwareSchedulingArgs](t, func(a *configv1.LoadAwareSchedulingArgs) { a.EstimatedSecondsAfterPodScheduled = ptr.To[int64](400) })
 	reported := utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(-10*time.Second)).NodeUsage(utiltesting.Resources("cpu", "0")).Pod("default", "assigned", extension.PriorityProd, utiltesting.Resources("cpu", "300m")).Obj()
-	// Assigned 5 minutes ago, estimated for 400s: for 100s more.
+	// Assigned 5 minutes ago, deadline in 100s.
 	f := newFixture(t, args, []*slov1alpha1.NodeMetric{reported}, []*corev1.Pod{utiltesting.MakePod("assigned").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Scheduled("n1", utiltesting.Now.Add(-5*time.Minute)).Obj()})
 	cpuAt := func() int64 {
 		n := f.plugin.nodes.Get("n1")
-		return n.AssignedUsage(n.View(), false, f.Clock.Now())[0]
+		return n.AssignedUsage(n.View())[0]
 	}
 	if got := cpuAt(); got != 550 {
 		t.Fatalf("assigned cpu while estimated = %d, want 550", got)
 	}
-	f.Clock.Step(99 * time.Second)
+	f.Clock.Step(time.Hour)
 	if got := cpuAt(); got != 550 {
-		t.Errorf("assigned cpu 1s before the estimation ends = %d, want 550", got)
+		t.Errorf("assigned cpu past the deadline, with no newer NodeMetric = %d, want 550", got)
 	}
-	f.Clock.Step(time.Second)
+	f.plugin.nodes.UpdateNodeMetric(utiltesting.MakeNodeMetric("n1").Updated(utiltesting.Now.Add(101*time.Second)).NodeUsage(utiltesting.Resources("cpu", "0")).Pod("default", "assigned", extension.PriorityProd, utiltesting.Resources("cpu", "300m")).Obj())
 	if got := cpuAt(); got != 0 {
-		t.Errorf("assigned cpu once the estimation ended = %d, want 0", got)
+		t.Errorf("assigned cpu after a NodeMetric taken past the deadline = %d, want 0", got)
 	}
 	f.reserve(t, utiltesting.MakePod("new").Req(utiltesting.Resources("cpu", "1")).Priority(extension.PriorityProdValueDefault).Obj(), "n1")
 	if got := cpuAt(); got != 850 {

@@ -62,7 +62,8 @@ func SetDefaults_LoadAwareSchedulingArgs(obj *LoadAwareSchedulingArgs) {
 	if obj.ScoreAccordingProdUsage == nil {
 		obj.ScoreAccordingProdUsage = ptr.To(false)
 	}
-	if len(obj.ResourceWeights) == 0 {
+	// As Koordinator's: with a dominant resource weight and no weights, the score is the dominant one alone.
+	if len(obj.ResourceWeights) == 0 && obj.DominantResourceWeight == 0 {
 		obj.ResourceWeights = maps.Clone(defaultResourceWeights)
 	}
 	if len(obj.UsageThresholds) == 0 {

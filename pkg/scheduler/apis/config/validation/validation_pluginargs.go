@@ -54,8 +54,8 @@ func ValidateLoadAwareSchedulingArgs(path *field.Path, args *config.LoadAwareSch
 	for _, w := range args.ResourceWeights {
 		weightSum += w
 	}
-	if weightSum <= 0 {
-		errs = append(errs, field.Invalid(path.Child("resourceWeights"), args.ResourceWeights, "at least one weight must be greater than 0"))
+	if weightSum <= 0 && args.DominantResourceWeight == 0 {
+		errs = append(errs, field.Invalid(path.Child("resourceWeights"), args.ResourceWeights, "at least one weight, or dominantResourceWeight, must be greater than 0"))
 	}
 	errs = append(errs, validatePercentages(path.Child("usageThresholds"), args.UsageThresholds)...)
 	errs = append(errs, validatePercentages(path.Child("prodUsageThresholds"), args.ProdUsageThresholds)...)

@@ -74,9 +74,14 @@ func TestValidateLoadAwareSchedulingArgs(t *testing.T) {
 		"all weights 0": {
 			edit: func(a *config.LoadAwareSchedulingArgs) {
 				a.ResourceWeights = map[corev1.ResourceName]int64{corev1.ResourceCPU: 0}
-				a.DominantResourceWeight = 5
 			},
 			want: field.ErrorList{field.Invalid(path.Child("resourceWeights"), nil, "")},
+		},
+		"dominant weight alone": {
+			edit: func(a *config.LoadAwareSchedulingArgs) {
+				a.ResourceWeights = nil
+				a.DominantResourceWeight = 5
+			},
 		},
 		"dominant weight negative": {
 			edit: func(a *config.LoadAwareSchedulingArgs) { a.DominantResourceWeight = -1 },

@@ -35,13 +35,27 @@ type AssignedPod struct {
 	Estimate quantity.Vector
 	// Prod says whether the pod is a koord-prod pod.
 	Prod bool
-	// AssignedAt is when the pod was placed on the node.
+	// AssignedAt is when the pod was placed on the node: when it was bound (its PodScheduled condition), or
+	// assumed.
 	AssignedAt time.Time
 	// InitializedAt is when the pod became initialized; zero while it is not.
 	InitializedAt time.Time
-	// EstimateAfterScheduled keeps the pod estimated for this long after AssignedAt; 0 turns it off.
+	// EstimateAfterScheduled sets the pod's estimation deadline this long after AssignedAt; 0 turns it off.
 	EstimateAfterScheduled time.Duration
-	// EstimateAfterInitialized keeps the pod estimated for this long after InitializedAt, and while it is not
+	// EstimateAfterInitialized sets the deadline this long after InitializedAt instead, once the pod is
 	// initialized; 0 turns it off.
 	EstimateAfterInitialized time.Duration
+}
+
+// Deadline is the pod's estimation deadline, as Koordinator's: InitializedAt + EstimateAfterInitialized once
+// the pod is initialized (when that is set), else AssignedAt + EstimateAfterScheduled (when that is set);
+// zero for none. The pod is estimated until a NodeMetric updated after it arrives.
+func (a *AssignedPod) Deadline() time.Time {
+	if a.EstimateAfterInitialized > 0 && !a.InitializedAt.IsZero() {
+		return a.InitializedAt.Add(a.EstimateAfterInitialized)
+	}
+	if a.EstimateAfterScheduled > 0 && !a.AssignedAt.IsZero() {
+		return a.AssignedAt.Add(a.EstimateAfterScheduled)
+	}
+	return time.Time{}
 }

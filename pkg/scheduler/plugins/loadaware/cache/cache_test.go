@@ -53,19 +53,19 @@ func TestNodesAssign(t *testing.T) {
 			ops:  func(c *Nodes) { c.Assign("n1", pod("a", t0)) },
 			want: []placed{{"n1", "a", t0}},
 		},
-		"re-adding on the same node keeps the earlier time": {
+		"re-adding on the same node with a later time (the bind after Reserve) takes it": {
 			ops: func(c *Nodes) {
 				c.Assign("n1", pod("a", t0))
 				c.Assign("n1", pod("a", t0.Add(time.Minute)))
 			},
-			want: []placed{{"n1", "a", t0}},
+			want: []placed{{"n1", "a", t0.Add(time.Minute)}},
 		},
-		"an earlier time replaces a later one": {
+		"an earlier time does not replace a later one": {
 			ops: func(c *Nodes) {
 				c.Assign("n1", pod("a", t0.Add(time.Minute)))
 				c.Assign("n1", pod("a", t0))
 			},
-			want: []placed{{"n1", "a", t0}},
+			want: []placed{{"n1", "a", t0.Add(time.Minute)}},
 		},
 		"adding on another node moves the pod": {
 			ops: func(c *Nodes) {
@@ -155,6 +155,7 @@ func TestNewNodeMetricView(t *testing.T) {
 				{Namespace: "ns", Name: "web", Priority: string(extension.PriorityProd), PodUsage: usage("cpu", "1", "memory", "1Gi")},
 				{Namespace: "ns", Name: "api", Priority: string(extension.PriorityProd), PodUsage: usage("cpu", "500m", "memory", "1Gi")},
 				{Namespace: "ns", Name: "job", Priority: string(extension.PriorityBatch), PodUsage: usage("cpu", "2", "memory", "2Gi")},
+				{Namespace: "ns", Name: "starting", Priority: string(extension.PriorityProd)},
 			},
 		},
 	}
@@ -166,8 +167,7 @@ func TestNewNodeMetricView(t *testing.T) {
 		HasUsage       bool
 		NodeUsage      quantity.Vector
 		SystemUsage    quantity.Vector
-		ProdUsage      quantity.Vector
-		Pods           map[types.NamespacedName]quantity.Vector
+		Pods           map[types.NamespacedName]PodUsage
 	}
 	want := summary{
 		UpdateTime:     t0,
@@ -175,14 +175,14 @@ func TestNewNodeMetricView(t *testing.T) {
 		HasUsage:       true,
 		NodeUsage:      quantity.Vector{4000, 8 * gi},
 		SystemUsage:    quantity.Vector{500, 1 * gi},
-		ProdUsage:      quantity.Vector{1500, 2 * gi},
-		Pods: map[types.NamespacedName]quantity.Vector{
-			{Namespace: "ns", Name: "web"}: {1000, 1 * gi},
-			{Namespace: "ns", Name: "api"}: {500, 1 * gi},
-			{Namespace: "ns", Name: "job"}: {2000, 2 * gi},
+		// An entry without usage ("starting") is no report.
+		Pods: map[types.NamespacedName]PodUsage{
+			{Namespace: "ns", Name: "web"}: {Usage: quantity.Vector{1000, 1 * gi}, Prod: true},
+			{Namespace: "ns", Name: "api"}: {Usage: quantity.Vector{500, 1 * gi}, Prod: true},
+			{Namespace: "ns", Name: "job"}: {Usage: quantity.Vector{2000, 2 * gi}},
 		},
 	}
-	got := summary{v.UpdateTime, v.ReportInterval, v.HasUsage, v.NodeUsage, v.SystemUsage, v.ProdUsage, v.Pods}
+	got := summary{v.UpdateTime, v.ReportInterval, v.HasUsage, v.NodeUsage, v.SystemUsage, v.Pods}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("view (-want,+got):\n%s", diff)
 	}

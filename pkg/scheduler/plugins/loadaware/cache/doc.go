@@ -29,12 +29,14 @@ limitations under the License.
 //	NodeMetricView              Node.view (this package)     a newer NodeMetric version or its deletion       BenchmarkFilterScore
 //	                                                         (through plugins.Feed; a new entry per version)  (assigned=0/cycle=new: no quantity
 //	                                                                                                          parsing per node and cycle)
-//	assigned usage, all pods    Node.memos[0] (this package) a change of the node's pods (generation), a new  BenchmarkFilterScore assigned=10, 100
-//	and koord-prod pods         Node.memos[1]                view, or validUntil: the first estimation
-//	                                                         window of an assigned pod that ends
+//	assigned usage, all pods    Node.memos[0] (this package) a change of the node's pods (generation) or a    BenchmarkFilterScore assigned=10, 100
+//	and koord-prod usage        Node.memos[1]                new view (estimation deadlines are compared with
+//	                                                         the view's update time, so time alone changes
+//	                                                         nothing)
 //	node summary (usage,        Node.memo, set by the plugin Invalidate, pushed by this package when the   BenchmarkFilterScoreCycle cache=cold
 //	allocatable, thresholds,    (loadaware/summary.go)       node's NodeMetric or pods change; another node   (one 64-byte line per node)
-//	expiry)                                                  object (the scheduler's pointer); validUntil
+//	expiry)                                                  object (the scheduler's pointer); validUntil (the
+//	                                                         NodeMetric's expiry)
 //	node thresholds             in the node summary          the usage-thresholds annotation's value changing BenchmarkFilterScoreCycle (no JSON
 //	                            (loadaware/thresholds.go)                                                     parsing per node and cycle)
 //	lookup by node object       Nodes.byObject               rebuilt once the misses since the last rebuild   BenchmarkFilterScoreCycle cache=cold

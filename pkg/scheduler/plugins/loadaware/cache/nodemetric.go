@@ -41,12 +41,19 @@ type NodeMetricView struct {
 	NodeUsage quantity.Vector
 	// SystemUsage is the usage not accounted to pods.
 	SystemUsage quantity.Vector
-	// ProdUsage is the sum of the usage of the koord-prod pods.
-	ProdUsage quantity.Vector
 	// Aggregated are the statistics of node usage, by window.
 	Aggregated []AggregatedUsage
-	// Pods are the usages of the pods the NodeMetric reports, by namespace and name.
-	Pods map[types.NamespacedName]quantity.Vector
+	// Pods are the pods the NodeMetric reports usage of, by namespace and name; an entry without usage is
+	// not a report, as in Koordinator.
+	Pods map[types.NamespacedName]PodUsage
+}
+
+// PodUsage is what a NodeMetric reports of one pod.
+type PodUsage struct {
+	// Usage is the pod's usage.
+	Usage quantity.Vector
+	// Prod says whether the node agent reported the pod as koord-prod.
+	Prod bool
 }
 
 // AggregatedUsage is one statistic of node usage over one window.
@@ -68,7 +75,6 @@ func NewNodeMetricView(nm *slov1alpha1.NodeMetric, resources quantity.Names) *No
 	if p := nm.Spec.CollectPolicy; p != nil && p.ReportIntervalSeconds != nil && *p.ReportIntervalSeconds > 0 {
 		v.ReportInterval = time.Duration(*p.ReportIntervalSeconds) * time.Second
 	}
-	v.ProdUsage = make(quantity.Vector, len(resources))
 	if m := nm.Status.NodeMetric; m != nil {
 		v.HasUsage = true
 		v.NodeUsage = resources.Vector(m.NodeUsage.ResourceList)
@@ -87,12 +93,14 @@ func NewNodeMetricView(nm *slov1alpha1.NodeMetric, resources quantity.Names) *No
 		}
 	}
 	if len(nm.Status.PodsMetric) > 0 {
-		v.Pods = make(map[types.NamespacedName]quantity.Vector, len(nm.Status.PodsMetric))
+		v.Pods = make(map[types.NamespacedName]PodUsage, len(nm.Status.PodsMetric))
 		for _, pm := range nm.Status.PodsMetric {
-			usage := resources.Vector(pm.PodUsage.ResourceList)
-			v.Pods[types.NamespacedName{Namespace: pm.Namespace, Name: pm.Name}] = usage
-			if extension.PriorityClass(pm.Priority) == extension.PriorityProd {
-				v.ProdUsage.Add(usage)
+			if len(pm.PodUsage.ResourceList) == 0 {
+				continue
+			}
+			v.Pods[types.NamespacedName{Namespace: pm.Namespace, Name: pm.Name}] = PodUsage{
+				Usage: resources.Vector(pm.PodUsage.ResourceList),
+				Prod:  extension.PriorityClass(pm.Priority) == extension.PriorityProd,
 			}
 		}
 	}

@@ -20,7 +20,6 @@ import (
 	"maps"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -71,7 +70,7 @@ type Node struct {
 	generation atomic.Uint64
 	// pods are guarded by Nodes.mu.
 	pods map[types.UID]*AssignedPod
-	// memos hold the last AssignedUsage, of all pods and of koord-prod pods.
+	// memos hold the last AssignedUsage and ProdUsage.
 	memos [2]atomic.Pointer[assignedMemo]
 	// object is the last node object ForObject found the node by; guarded by Nodes.mu.
 	object *corev1.Node
@@ -159,15 +158,16 @@ func (c *Nodes) DeleteNodeMetric(nm *slov1alpha1.NodeMetric) {
 	n.invalidateMemo()
 }
 
-// Assign records pod on node. When the pod is already recorded on that node, the earlier AssignedAt is kept
-// and everything else is replaced; when it is recorded on another node, it moves.
+// Assign records pod on node. When the pod is already recorded on that node, the later AssignedAt is kept
+// (the bind time replaces the time Reserve assumed it, as in Koordinator) and everything else is replaced;
+// when it is recorded on another node, it moves.
 func (c *Nodes) Assign(node string, pod AssignedPod) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := c.nodeLocked(node)
 	if old, ok := c.podNode[pod.UID]; ok {
 		if old == n {
-			if prev := n.pods[pod.UID]; prev.AssignedAt.Before(pod.AssignedAt) {
+			if prev := n.pods[pod.UID]; prev.AssignedAt.After(pod.AssignedAt) {
 				pod.AssignedAt = prev.AssignedAt
 			}
 		} else {
@@ -244,7 +244,7 @@ func (n *Node) View() *NodeMetricView {
 
 // Stamp identifies a version of a node's state: its NodeMetric and its assigned pods. Two stamps of a node are
 // equal only when neither changed in between, so a value derived from the state a stamp names stays valid
-// while the node's stamp is equal to it (apart from what changes with time alone; see AssignedUsage).
+// while the node's stamp is equal to it.
 type Stamp struct {
 	view       *NodeMetricView
 	generation uint64
@@ -259,65 +259,73 @@ func (n *Node) Stamp() Stamp {
 // View returns the view of the NodeMetric the stamp names, or nil when the node had none.
 func (s Stamp) View() *NodeMetricView { return s.view }
 
-// assignedMemo is a result of AssignedUsage, valid while the node's pods and NodeMetric stay the same, and
-// until validUntil unless that is zero.
+// assignedMemo is a result of AssignedUsage or ProdUsage, valid while the node's pods and NodeMetric stay the
+// same: whether a pod is estimated depends on them only (its deadline is compared with the NodeMetric's update
+// time, not with the clock).
 type assignedMemo struct {
 	generation uint64
 	view       *NodeMetricView
-	validUntil time.Time
 	usage      quantity.Vector
 	// latest is usage plus the view's node usage (for all pods only).
 	latest quantity.Vector
 }
 
-// LatestUsageUntil returns the node usage its NodeMetric view reports plus AssignedUsage of all pods at now,
-// and until when that holds unless the node's stamp changes first (zero when only a change of stamp ends
-// it). The returned vector must not be modified.
-func (n *Node) LatestUsageUntil(view *NodeMetricView, now time.Time) (quantity.Vector, time.Time) {
-	m := n.assignedMemo(view, false, now)
-	return m.latest, m.validUntil
+// LatestUsage returns the node usage its NodeMetric view reports plus AssignedUsage. The returned vector must
+// not be modified.
+func (n *Node) LatestUsage(view *NodeMetricView) quantity.Vector {
+	return n.usageMemo(view, false).latest
 }
 
-// AssignedUsage returns what the pods assigned to the node add to the usage its NodeMetric view reports
-// (only koord-prod pods when prodOnly), at now. An assigned pod counts as max(0, estimate - reported usage of
-// the pod) when the NodeMetric does not report it, when it was assigned after the NodeMetric's update time or
-// less than a report interval before it, or while its estimation seconds run; otherwise its usage is in the
-// report already.
+// AssignedUsage returns what the pods assigned to the node add to the usage its NodeMetric view reports. An
+// assigned pod counts as max(0, estimate - reported usage of the pod) when the NodeMetric does not report it,
+// when it was assigned after the NodeMetric's update time or less than a report interval before it, or when
+// its estimation deadline is after the update time; otherwise its usage is in the report already.
 //
 // The result is memoized: Filter and Score ask for it for every node in every cycle, and it changes only with
-// the node's pods, its NodeMetric or, for pods in their estimation seconds, the time. The returned vector
-// must not be modified.
-func (n *Node) AssignedUsage(view *NodeMetricView, prodOnly bool, now time.Time) quantity.Vector {
-	return n.assignedMemo(view, prodOnly, now).usage
+// the node's pods or its NodeMetric. The returned vector must not be modified.
+func (n *Node) AssignedUsage(view *NodeMetricView) quantity.Vector {
+	return n.usageMemo(view, false).usage
 }
 
-func (n *Node) assignedMemo(view *NodeMetricView, prodOnly bool, now time.Time) *assignedMemo {
+// ProdUsage returns the usage of the node's koord-prod pods, as Koordinator counts it: the reported usage of
+// each pod assigned to the node whose pod object is koord-prod and that the NodeMetric reports as koord-prod,
+// plus what AssignedUsage would add for it; and the whole estimate of a koord-prod pod the NodeMetric does not
+// report as koord-prod. Pods the NodeMetric reports that the scheduler does not know (deleted since, or
+// leaked) count for nothing. The returned vector must not be modified.
+func (n *Node) ProdUsage(view *NodeMetricView) quantity.Vector {
+	return n.usageMemo(view, true).usage
+}
+
+func (n *Node) usageMemo(view *NodeMetricView, prod bool) *assignedMemo {
 	slot := &n.memos[0]
-	if prodOnly {
+	if prod {
 		slot = &n.memos[1]
 	}
 	generation := n.generation.Load()
-	if m := slot.Load(); m != nil && m.generation == generation && m.view == view && (m.validUntil.IsZero() || now.Before(m.validUntil)) {
+	if m := slot.Load(); m != nil && m.generation == generation && m.view == view {
 		return m
 	}
 	m := &assignedMemo{view: view, usage: make(quantity.Vector, len(n.owner.resources))}
 	n.owner.mu.Lock()
 	m.generation = n.generation.Load()
 	for _, a := range n.pods {
-		if prodOnly && !a.Prod {
+		if prod && !a.Prod {
 			continue
 		}
 		reported, isReported := view.Pods[a.Key]
-		estimate, changesAt := mustEstimate(a, view, now)
-		if !changesAt.IsZero() && (m.validUntil.IsZero() || changesAt.Before(m.validUntil)) {
-			m.validUntil = changesAt
+		if prod && isReported && !reported.Prod {
+			// The pod object and the report disagree: its whole estimate counts.
+			isReported = false
 		}
-		if isReported && !estimate {
+		if prod && isReported {
+			m.usage.Add(reported.Usage)
+		}
+		if isReported && !mustEstimate(a, view) {
 			continue
 		}
 		for i, est := range a.Estimate {
 			if isReported {
-				est -= reported[i]
+				est -= reported.Usage[i]
 			}
 			if est > 0 {
 				m.usage[i] += est
@@ -325,7 +333,7 @@ func (n *Node) assignedMemo(view *NodeMetricView, prodOnly bool, now time.Time) 
 		}
 	}
 	n.owner.mu.Unlock()
-	if !prodOnly {
+	if !prod {
 		m.latest = make(quantity.Vector, len(m.usage))
 		copy(m.latest, m.usage)
 		if view.NodeUsage != nil {
@@ -336,30 +344,13 @@ func (n *Node) assignedMemo(view *NodeMetricView, prodOnly bool, now time.Time) 
 	return m
 }
 
-// mustEstimate reports whether the usage NodeMetric reports for an assigned pod may miss part of it at now,
-// and, when the answer changes with time alone, when: estimation seconds run out, they do not start again.
-func mustEstimate(a *AssignedPod, view *NodeMetricView, now time.Time) (estimate bool, changesAt time.Time) {
+// mustEstimate reports whether the usage the NodeMetric view reports for an assigned pod may miss part of it,
+// as Koordinator decides: the pod was assigned after the report or less than a report interval before it, or
+// its estimation deadline (AssignedPod.Deadline) is after the report.
+func mustEstimate(a *AssignedPod, view *NodeMetricView) bool {
 	if !a.AssignedAt.Before(view.UpdateTime) || view.UpdateTime.Sub(a.AssignedAt) < view.ReportInterval {
-		return true, time.Time{}
+		return true
 	}
-	if a.EstimateAfterInitialized > 0 && a.InitializedAt.IsZero() {
-		return true, time.Time{}
-	}
-	for _, end := range []time.Time{
-		windowEnd(a.AssignedAt, a.EstimateAfterScheduled),
-		windowEnd(a.InitializedAt, a.EstimateAfterInitialized),
-	} {
-		if now.Before(end) && end.After(changesAt) {
-			estimate, changesAt = true, end
-		}
-	}
-	return estimate, changesAt
-}
-
-// windowEnd is when an estimation window of length d starting at start ends; zero without a window.
-func windowEnd(start time.Time, d time.Duration) time.Time {
-	if d <= 0 || start.IsZero() {
-		return time.Time{}
-	}
-	return start.Add(d)
+	deadline := a.Deadline()
+	return !deadline.IsZero() && deadline.After(view.UpdateTime)
 }
