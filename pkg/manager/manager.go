@@ -44,6 +44,7 @@ import (
 	"github.com/koord-dev/koord/pkg/manager/controller/nodemetric"
 	"github.com/koord-dev/koord/pkg/manager/controller/noderesource"
 	"github.com/koord-dev/koord/pkg/manager/controller/nodeslo"
+	"github.com/koord-dev/koord/pkg/manager/controller/quotaprofile"
 	"github.com/koord-dev/koord/pkg/manager/sloconfig"
 	"github.com/koord-dev/koord/pkg/manager/webhook"
 )
@@ -182,6 +183,8 @@ func setupControllers(mgr ctrl.Manager, o Options, controllers []string) error {
 				Clock:           clock.RealClock{},
 				Metrics:         m.NodeResource,
 			})
+		case ControllerQuotaProfile:
+			err = quotaprofile.Setup(mgr)
 		case ControllerColocationProfile:
 			err = colocationprofile.Setup(mgr, colocationprofile.Options{Clock: clock.RealClock{}, Interval: o.ColocationProfileInterval})
 		}

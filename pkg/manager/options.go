@@ -43,12 +43,15 @@ const (
 	ControllerNodeMetric   = "nodemetric"
 	ControllerNodeSLO      = "nodeslo"
 	ControllerNodeResource = "noderesource"
+	// ControllerQuotaProfile keeps the root ElasticQuota of each ElasticQuotaProfile, on by default as in
+	// Koordinator.
+	ControllerQuotaProfile = "quotaprofile"
 	// ControllerColocationProfile is alpha, as in Koordinator, and off unless named explicitly.
 	ControllerColocationProfile = "colocationprofile"
 )
 
 // KnownControllers lists the controllers koord-manager runs by default ("*"), in start order.
-var KnownControllers = []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource}
+var KnownControllers = []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource, ControllerQuotaProfile}
 
 // OptInControllers lists the controllers that run only when --controllers names them; "*" leaves them off. They
 // start after KnownControllers, in this order.

@@ -224,6 +224,10 @@ func indexChildren(byName map[string]*schedulingsigsv1alpha1.ElasticQuota) *tree
 			t.children[parent] = append(t.children[parent], q)
 		}
 	}
+	// Children in name order, so that messages naming several are the same every time.
+	for _, children := range t.children {
+		slices.SortFunc(children, func(a, b *schedulingsigsv1alpha1.ElasticQuota) int { return strings.Compare(a.Name, b.Name) })
+	}
 	return t
 }
 
