@@ -39,9 +39,19 @@ const (
 	// LabelReservationOrder orders reservations: lower values are preferred,
 	// and 0 leaves the choice to scoring.
 	LabelReservationOrder = SchedulingDomainPrefix + "reservation-order"
-	// LabelPreAllocationRequired ("true") requires a pod to be pre-allocated
-	// to a reservation.
+	// LabelPreAllocationRequired ("true"), on a Reservation with
+	// spec.preAllocation (or its template), requires it to take the
+	// resources of at least one running pod: it is placed only on nodes with a
+	// pre-allocatable pod that fits.
 	LabelPreAllocationRequired = SchedulingDomainPrefix + "pre-allocation-required"
+	// LabelPodPreAllocatable ("true") marks a running pod whose resources a
+	// Reservation with preAllocationPolicy.mode Cluster may take (the
+	// Reservation plugin's preAllocationConfig.clusterLabelKey by default).
+	LabelPodPreAllocatable = PodDomainPrefix + "is-pre-allocatable"
+	// AnnotationPodPreAllocatablePriority orders the pre-allocatable pods of
+	// a node in Cluster mode: an integer, higher first (0 when absent or
+	// malformed).
+	AnnotationPodPreAllocatablePriority = PodDomainPrefix + "pre-allocatable-priority"
 )
 
 // ReservationAffinity is the value of AnnotationReservationAffinity: the
@@ -170,6 +180,10 @@ const (
 	LabelReservationName = SchedulingDomainPrefix + "reservation-name"
 	// LabelReservationUID is the UID of the Reservation a reserve pod places.
 	LabelReservationUID = SchedulingDomainPrefix + "reservation-uid"
+	// AnnotationReservePodPreAllocation ("true") marks the reserve pod of a Reservation with
+	// spec.preAllocation. Such a reserve pod requests nothing: the Reservation plugin checks the template's
+	// requests itself, counting the resources of the running pods the Reservation takes over.
+	AnnotationReservePodPreAllocation = SchedulingDomainPrefix + "is-pre-allocation"
 )
 
 // IsReservePod reports whether pod is a reserve pod.

@@ -58,8 +58,10 @@ type ReservationSpec struct {
 	Expires *metav1.Time `json:"expires,omitempty"`
 
 	// PreAllocation lets the reservation be scheduled onto a node whose free resources are not yet
-	// sufficient (overcommitting the resources of running pods). Such a reservation stays in phase Waiting
-	// until the resources are freed. Defaults to false.
+	// sufficient, taking over the resources of running pods (pre-allocatable pods, see
+	// PreAllocationPolicy): they become owners that allocate it, so what they leave when they end stays
+	// reserved. It needs allocatePolicy Restricted. The reservation is Available once placed, as in
+	// Koordinator. Defaults to false.
 	// +optional
 	PreAllocation bool `json:"preAllocation,omitempty"`
 
@@ -210,8 +212,9 @@ const (
 	ReservationAvailable ReservationPhase = "Available"
 	// ReservationSucceeded means the reservation was allocated by an owner and accepts no further owners.
 	ReservationSucceeded ReservationPhase = "Succeeded"
-	// ReservationWaiting means the reservation is scheduled but its resources are not free yet
-	// (pre-allocation).
+	// ReservationWaiting means the reservation is scheduled but its resources are not free yet. Kept from
+	// Koordinator's API; neither Koordinator's scheduler nor Koord's sets it (a pre-allocating reservation is
+	// Available once placed).
 	ReservationWaiting ReservationPhase = "Waiting"
 	// ReservationFailed means the reservation expired or became unavailable; it is garbage-collected later.
 	ReservationFailed ReservationPhase = "Failed"

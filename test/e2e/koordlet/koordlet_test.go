@@ -190,7 +190,10 @@ func checkBatchSettings(t *testing.T, h *hierarchy, be *testPod, cpus int) {
 			return got == want, nil
 		})
 		if err != nil {
-			t.Errorf("%s: %s; want %s (%v)", dir, got, want, err)
+			// The besteffort cgroup's quota caps the pod's on cgroup v1: say what it was.
+			parent, perr := h.readInt(h.layout.QoSDir(corev1.PodQOSBestEffort), "cpu.cfs_quota_us")
+			t.Errorf("%s: %s; want %s (%v); the besteffort cgroup's quota is %d (%v)", dir, got, want, err, parent, perr)
+			return
 		}
 	}
 }
@@ -348,7 +351,15 @@ func createRunningPod(t *testing.T, h *hierarchy, p *testPod) {
 // the buffer of its log.
 func startAgent(t *testing.T, parent string) ktesting.Buffer {
 	t.Helper()
-	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(2), ktesting.BufferLogs(true)))
+	// The agent logs into a buffer only, at V(4) (every cgroup write): streamed into the test's output it would
+	// be hundreds of lines, and CI keeps only the ends of a long output. A failed test prints it, condensed.
+	logger := ktesting.NewLogger(quietTL{}, ktesting.NewConfig(ktesting.Verbosity(4), ktesting.BufferLogs(true)))
+	logs := logger.GetSink().(ktesting.Underlier).GetBuffer()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("The agent's log (the last %d lines, without the per-round lines before them):\n%s", agentLogTail, condensedLog(logs.Data()))
+		}
+	})
 	ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), logger))
 	opts := koordlet.DefaultOptions()
 	opts.NodeName = nodeName
@@ -382,7 +393,45 @@ func startAgent(t *testing.T, parent string) ktesting.Buffer {
 			t.Error("koordlet did not stop within 30s")
 		}
 	})
-	return logger.GetSink().(ktesting.Underlier).GetBuffer()
+	return logs
+}
+
+// quietTL is a ktesting.TL that drops what it is given: the agent's log is kept in the logger's buffer only.
+type quietTL struct{}
+
+func (quietTL) Helper()    {}
+func (quietTL) Log(...any) {}
+
+// agentLogTail is how many of the agent's last log lines a failed test prints whole.
+const agentLogTail = 60
+
+// perRoundMessages are the agent's log lines repeated every round; condensedLog leaves them out before the
+// tail.
+var perRoundMessages = map[string]bool{
+	"Reported the node metric":      true,
+	"Computed the BE CPU allowance": true,
+}
+
+// condensedLog formats the agent's log entries: every entry that is not a per-round line, and the last
+// agentLogTail entries whole.
+func condensedLog(entries ktesting.Log) string {
+	var b strings.Builder
+	tail := max(len(entries)-agentLogTail, 0)
+	for i, e := range entries {
+		if i < tail && perRoundMessages[e.Message] {
+			continue
+		}
+		fmt.Fprintf(&b, "%s %s %s", e.Timestamp.Format("15:04:05.000"), e.Type, e.Message)
+		if e.Err != nil {
+			fmt.Fprintf(&b, " err=%q", e.Err)
+		}
+		kvs := append(append([]any{}, e.WithKVList...), e.ParameterKVList...)
+		for j := 0; j+1 < len(kvs); j += 2 {
+			fmt.Fprintf(&b, " %v=%v", kvs[j], kvs[j+1])
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // checkReportedUsage waits for the first NodeMetric report whose window lies entirely after the agent's loops

@@ -92,9 +92,64 @@ func TestReservation(t *testing.T) {
 	}
 }
 
+// TestReservationPreAllocation: a pre-allocating Reservation is placed on the resources of a running owner pod
+// (the node's free resources are not enough), the pod becomes its owner, and when the pod goes the Reservation
+// keeps what it used: a stranger cannot take it, the next owner lands in it.
+func TestReservationPreAllocation(t *testing.T) {
+	f := newFixture(t)
+	startScheduler(t, requestsOnly)
+	node := f.node("a", "0", 0, nil)
+	owner := func(p *corev1.Pod) { p.Labels = map[string]string{"app": "owner"} }
+
+	// 8 of the node's 10 cpus are used by a running owner pod: 2 are free.
+	first := f.pod("first", cpu("8"), owner)
+	if got := f.boundNode(first); got != node {
+		t.Fatalf("pod bound to %s, want %s", got, node)
+	}
+	pre := f.reservationWith("pre", "8", func(r *schedulingv1alpha1.Reservation) {
+		r.Spec.PreAllocation = true
+		r.Spec.AllocatePolicy = schedulingv1alpha1.ReservationAllocatePolicyRestricted
+		r.Spec.AllocateOnce = new(false)
+	})
+	f.eventuallyReservation(pre, schedulingv1alpha1.ReservationAvailable, node)
+	f.eventually("the running pod is not the pre-allocating Reservation's owner", func(ctx context.Context) (bool, error) {
+		r := &schedulingv1alpha1.Reservation{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: pre}, r); err != nil {
+			return false, err
+		}
+		return len(r.Status.CurrentOwners) == 1 && r.Status.CurrentOwners[0].Name == first.Name && r.Status.Allocated.Cpu().String() == "8", nil
+	})
+
+	// The running pod goes: the Reservation holds its 8 cpus.
+	if err := env.Client.Delete(t.Context(), first, client.GracePeriodSeconds(0)); err != nil {
+		t.Fatal(err)
+	}
+	f.eventually("the Reservation still counts the deleted pod", func(ctx context.Context) (bool, error) {
+		r := &schedulingv1alpha1.Reservation{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: pre}, r); err != nil {
+			return false, err
+		}
+		return len(r.Status.CurrentOwners) == 0, nil
+	})
+	stranger := f.pod("stranger", cpu("3"), nil)
+	if msg := f.unschedulable(stranger); !strings.Contains(msg, fmt.Sprintf("held by reservation %q", pre)) {
+		t.Errorf("PodScheduled message of a non-owner %q does not name reservation %q", msg, pre)
+	}
+	next := f.pod("next", cpu("8"), owner)
+	if got := f.boundNode(next); got != node {
+		t.Errorf("the next owner bound to %s, want %s", got, node)
+	}
+}
+
 // reservation creates a Reservation of cpus cpus on the test's nodes for pods labelled app=owner, with ttl
 // when not nil, deleted when the test ends, and returns its name.
 func (f *fixture) reservation(name, cpus string, ttl *metav1.Duration) string {
+	f.t.Helper()
+	return f.reservationWith(name, cpus, func(r *schedulingv1alpha1.Reservation) { r.Spec.TTL = ttl })
+}
+
+// reservationWith is reservation with the Reservation edited before it is created.
+func (f *fixture) reservationWith(name, cpus string, edit func(*schedulingv1alpha1.Reservation)) string {
 	f.t.Helper()
 	r := &schedulingv1alpha1.Reservation{
 		ObjectMeta: metav1.ObjectMeta{Name: f.namespace + "-" + name},
@@ -112,9 +167,9 @@ func (f *fixture) reservation(name, cpus string, ttl *metav1.Duration) string {
 				},
 			},
 			Owners: []schedulingv1alpha1.ReservationOwner{{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "owner"}}}},
-			TTL:    ttl,
 		},
 	}
+	edit(r)
 	if err := env.Client.Create(f.t.Context(), r); err != nil {
 		f.t.Fatalf("create Reservation %s: %v", r.Name, err)
 	}

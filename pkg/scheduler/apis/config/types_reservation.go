@@ -50,15 +50,16 @@ type ReservationArgs struct {
 	ResyncIntervalSeconds int64
 	// IgnoredResources are resources a Reservation never holds: they are left out of its allocatable.
 	IgnoredResources []corev1.ResourceName
-	// PreAllocationConfig names the label and annotation that mark pods whose resources a Cluster-mode
-	// pre-allocating Reservation may take. Koord does not implement pre-allocation; the field is kept so that
-	// Koordinator configurations load.
+	// PreAllocationConfig configures pre-allocation: the Cluster mode, the label and annotation that mark the
+	// pods whose resources a Cluster-mode pre-allocating Reservation may take, and the preference for nodes
+	// where a Reservation takes none. Nil means Koordinator's defaults.
 	PreAllocationConfig *PreAllocationConfig
 }
 
 // PreAllocationConfig configures the cluster mode of Reservation pre-allocation.
 type PreAllocationConfig struct {
-	// EnableClusterMode is Koordinator's Cluster-mode pre-allocation; Koord refuses true.
+	// EnableClusterMode lets Reservations with preAllocationPolicy.mode Cluster be placed; without it they
+	// are unschedulable.
 	EnableClusterMode bool
 	// ClusterLabelKey is the label marking pods as pre-allocatable; empty means Koordinator's
 	// pod.koordinator.sh/is-pre-allocatable.
@@ -66,7 +67,7 @@ type PreAllocationConfig struct {
 	// ClusterPriorityAnnotationKey is the annotation giving a pre-allocatable pod's priority among the
 	// candidates; empty means Koordinator's.
 	ClusterPriorityAnnotationKey string
-	// PreferNoPreAllocatedPods is Koordinator's preference for nodes without pre-allocation; Koord refuses
-	// true.
+	// PreferNoPreAllocatedPods places a pre-allocating Reservation on a node's free resources, taking no
+	// running pod's, wherever they suffice and pre-allocation is not required.
 	PreferNoPreAllocatedPods bool
 }

@@ -87,7 +87,12 @@ func isPending(r *schedv1alpha1.Reservation) bool {
 func setPlaced(r *schedv1alpha1.Reservation, pod *corev1.Pod, node string, c *cache.Cache, now metav1.Time) {
 	r.Status.NodeName = node
 	r.Status.Phase = schedv1alpha1.ReservationAvailable
-	r.Status.Allocatable = c.PodRequests(pod).List()
+	allocatable := c.PodRequests(pod)
+	if isPreAllocating(pod) {
+		// Its reserve pod requests nothing; what it reserves is its template's.
+		allocatable = templateRequests(c, r)
+	}
+	r.Status.Allocatable = allocatable.List()
 	r.Status.Allocated = nil
 	r.Status.CurrentOwners = nil
 	r.Status.Conditions = setCondition(r.Status.Conditions, schedv1alpha1.ReservationConditionScheduled, schedv1alpha1.ConditionStatusTrue,

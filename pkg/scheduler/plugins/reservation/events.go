@@ -29,11 +29,13 @@ import (
 
 // EventsToRegister returns the events after which a pod this plugin rejected may fit: a Reservation placed,
 // changed, ended or deleted; an assigned pod deleted (it may release an allocation or free the node); a node
-// added or its allocatable changed.
+// added or its allocatable changed; for the reserve pod of a pre-allocating Reservation, a pod bound, or a
+// bound pod's labels or annotations changed (it may have become pre-allocatable).
 func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: plugins.ReservationEvents, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: p.isSchedulableAfterReservationChange},
 		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Delete}},
+		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: isSchedulableAfterPodChange},
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable}},
 	}, nil
 }
@@ -64,4 +66,22 @@ func (p *Plugin) isSchedulableAfterReservationChange(logger klog.Logger, pod *co
 		return fwk.Queue, nil
 	}
 	return fwk.QueueSkip, nil
+}
+
+// isSchedulableAfterPodChange queues the reserve pod of a pre-allocating Reservation when a pod is bound or a
+// bound pod's labels or annotations change; every other pod is skipped (a new or changed pod frees nothing).
+func isSchedulableAfterPodChange(logger klog.Logger, pod *corev1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	if !isPreAllocating(pod) {
+		return fwk.QueueSkip, nil
+	}
+	newPod, ok := newObj.(*corev1.Pod)
+	if !ok || newPod.Spec.NodeName == "" {
+		return fwk.QueueSkip, nil
+	}
+	if oldPod, ok := oldObj.(*corev1.Pod); ok && oldPod.Spec.NodeName != "" &&
+		equality.Semantic.DeepEqual(oldPod.Labels, newPod.Labels) && equality.Semantic.DeepEqual(oldPod.Annotations, newPod.Annotations) {
+		return fwk.QueueSkip, nil
+	}
+	logger.V(5).Info("A bound pod changed, the reservation may pre-allocate it now", "pod", klog.KObj(pod), "changed", klog.KObj(newPod))
+	return fwk.Queue, nil
 }

@@ -47,6 +47,8 @@ type preFilterState struct {
 	affinity *affinity
 	// matched holds the reservations the pod may allocate.
 	matched sets.Set[types.UID]
+	// pre is set for the reserve pod of a pre-allocating Reservation; requests are then its template's.
+	pre *preAllocation
 }
 
 // Clone returns the state itself: it is immutable.
@@ -77,6 +79,18 @@ func (p *Plugin) PreFilter(ctx context.Context, cs fwk.CycleState, pod *corev1.P
 		// A reserve pod never allocates another reservation.
 		if node, ok := p.cache.Placed(types.UID(pod.Labels[extension.LabelReservationUID])); ok {
 			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("reservation %q is already placed on node %q", pod.Labels[extension.LabelReservationName], node))
+		}
+		if isPreAllocating(pod) {
+			pa, requests, status := p.newPreAllocation(logger, pod)
+			if !status.IsSuccess() {
+				return nil, status
+			}
+			s.pre, s.requests, s.names = pa, requests, requests.Names()
+			cs.Write(preFilterStateKey, s)
+			if pa.required {
+				return &fwk.PreFilterResult{NodeNames: sets.KeySet(pa.candidates)}, nil
+			}
+			return nil, nil
 		}
 	case extension.IsReservationIgnored(pod):
 		// The pod ignores reservations: it may not use any, and their held resources stay held.
@@ -118,6 +132,9 @@ func (p *Plugin) Filter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, n
 	s, err := getPreFilterState(cs)
 	if err != nil {
 		return fwk.AsStatus(err)
+	}
+	if s.pre != nil {
+		return s.filterPreAllocation(ni)
 	}
 	resvs := s.snap.OnNode(ni.Node().Name)
 	if len(resvs) == 0 {

@@ -34,10 +34,13 @@ import (
 // reserveStateKey is the CycleState key of the reservation the pod allocates.
 const reserveStateKey fwk.StateKey = "Reserve" + Name
 
-// reserveState is the reservation Reserve chose for the pod.
+// reserveState is the reservation Reserve chose for the pod; for the reserve pod of a pre-allocating
+// Reservation, the Reservation and the running pods it takes.
 type reserveState struct {
 	uid  types.UID
 	name string
+	// preAllocated are the running pods a pre-allocating Reservation takes.
+	preAllocated []*corev1.Pod
 }
 
 // Clone returns the state itself: it is immutable.
@@ -54,10 +57,12 @@ func getReserveState(cs fwk.CycleState) *reserveState {
 
 // Reserve chooses the reservation on the node that the pod allocates (smallest reservation order, then most
 // allocated) and records the allocation in the cache at once, so the next cycle sees it. A pod that may use
-// none runs on the node's free resources. It returns Success, or Error when the node is unknown.
+// none runs on the node's free resources. For the reserve pod of a pre-allocating Reservation it records the
+// running pods the Reservation takes on the node as its allocations. It returns Success, or Error when the
+// node is unknown.
 func (p *Plugin) Reserve(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod, nodeName string) *fwk.Status {
 	if extension.IsReservePod(pod) {
-		return nil
+		return p.reservePreAllocation(ctx, cs, pod, nodeName)
 	}
 	s, err := getPreFilterState(cs)
 	if err != nil || s.matched.Len() == 0 {
@@ -83,6 +88,9 @@ func (p *Plugin) Unreserve(ctx context.Context, cs fwk.CycleState, pod *corev1.P
 	if rs == nil {
 		return
 	}
+	for _, taken := range rs.preAllocated {
+		p.cache.Forget(taken.UID)
+	}
 	if _, ok := p.cache.Forget(pod.UID); ok {
 		klog.FromContext(ctx).V(3).Info("Released a reservation", "pod", klog.KObj(pod), "reservation", rs.name, "node", nodeName)
 	}
@@ -105,6 +113,9 @@ func (p *Plugin) PreBind(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod
 	if rs == nil {
 		return nil
 	}
+	if extension.IsReservePod(pod) {
+		return p.preBindPreAllocation(ctx, rs)
+	}
 	annotated := &metav1.ObjectMeta{}
 	if err := extension.SetReservationAllocated(annotated, &extension.ReservationAllocated{Name: rs.name, UID: rs.uid}); err != nil {
 		return fwk.AsStatus(err)
@@ -114,6 +125,56 @@ func (p *Plugin) PreBind(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod
 	}
 	if err := plugins.PatchPodMetadata(ctx, p.kube, pod, nil, annotated.Annotations); err != nil {
 		return fwk.AsStatus(fmt.Errorf("annotate pod with reservation %q: %w", rs.name, err))
+	}
+	return nil
+}
+
+// reservePreAllocation chooses the running pods the pre-allocating Reservation of the reserve pod takes on
+// the node and records them as its allocations; other reserve pods need nothing.
+func (p *Plugin) reservePreAllocation(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod, nodeName string) *fwk.Status {
+	s, err := getPreFilterState(cs)
+	if err != nil || s.pre == nil {
+		return nil
+	}
+	ni, err := p.handle.SnapshotSharedLister().NodeInfos().Get(nodeName)
+	if err != nil {
+		return fwk.AsStatus(fmt.Errorf("get node %s: %w", nodeName, err))
+	}
+	c := s.preAllocate(ni, s.snap.OnNode(nodeName))
+	if c.reason != "" {
+		return fwk.NewStatus(fwk.Unschedulable, c.reason)
+	}
+	if len(c.taken) == 0 {
+		return nil
+	}
+	rs := &reserveState{uid: s.pre.resv.UID, name: s.pre.resv.Name}
+	for _, t := range c.taken {
+		p.cache.Assume(cache.Allocation{Pod: podRef(t.pod), ResvUID: rs.uid, ResvName: rs.name, Requests: t.requests})
+		rs.preAllocated = append(rs.preAllocated, t.pod)
+	}
+	cs.Write(reserveStateKey, rs)
+	klog.FromContext(ctx).V(2).Info("Pre-allocated running pods to a reservation", "reservation", rs.name, "node", nodeName,
+		"pods", klog.KObjSlice(rs.preAllocated))
+	return nil
+}
+
+// preBindPreAllocation writes the reservation-allocated annotation on every running pod the Reservation takes,
+// so that they count as its owners (and keep counting after a restart). A pod that is gone, replaced or
+// ending fails the cycle: the reserve pod is tried again.
+func (p *Plugin) preBindPreAllocation(ctx context.Context, rs *reserveState) *fwk.Status {
+	annotated := &metav1.ObjectMeta{}
+	if err := extension.SetReservationAllocated(annotated, &extension.ReservationAllocated{Name: rs.name, UID: rs.uid}); err != nil {
+		return fwk.AsStatus(err)
+	}
+	for _, taken := range rs.preAllocated {
+		cur, err := p.pods.Pods(taken.Namespace).Get(taken.Name)
+		if err != nil || cur.UID != taken.UID || cur.DeletionTimestamp != nil ||
+			cur.Status.Phase == corev1.PodSucceeded || cur.Status.Phase == corev1.PodFailed {
+			return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("pre-allocated pod %s is gone or ending", klog.KObj(taken)))
+		}
+		if err := plugins.PatchPodMetadata(ctx, p.kube, cur, nil, annotated.Annotations); err != nil {
+			return fwk.AsStatus(fmt.Errorf("annotate pre-allocated pod %s with reservation %q: %w", klog.KObj(taken), rs.name, err))
+		}
 	}
 	return nil
 }

@@ -25,6 +25,8 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation/cache"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // Defaults of reserve pods (their labels are in package plugins).
@@ -95,7 +97,49 @@ func newReservePod(r *schedv1alpha1.Reservation) (*corev1.Pod, error) {
 	for i := range pod.Spec.Containers {
 		fillContainer(&pod.Spec.Containers[i], fmt.Sprintf("reserve-%d", i))
 	}
+	if r.Spec.PreAllocation {
+		// The resources it reserves may be those of running pods, which kube-scheduler's NodeResourcesFit
+		// counts as used: the reserve pod requests nothing and the plugin checks the template's requests.
+		if pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		pod.Annotations[extension.AnnotationReservePodPreAllocation] = "true"
+		for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+			for i := range cs {
+				cs[i].Resources = corev1.ResourceRequirements{}
+			}
+		}
+		pod.Spec.Overhead = nil
+	}
 	return pod, nil
+}
+
+// isPreAllocating reports whether pod is the reserve pod of a Reservation with spec.preAllocation.
+func isPreAllocating(pod *corev1.Pod) bool {
+	return extension.IsReservePod(pod) && pod.Annotations[extension.AnnotationReservePodPreAllocation] == "true"
+}
+
+// templateRequests returns what the Reservation r reserves: the requests of its template's pod as the
+// apiserver would default them (a limit without a request requests the limit), without the ignored resources.
+func templateRequests(c *cache.Cache, r *schedv1alpha1.Reservation) quantity.Amounts {
+	if r.Spec.Template == nil {
+		return quantity.Amounts{}
+	}
+	spec := r.Spec.Template.Spec.DeepCopy()
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			res := &cs[i].Resources
+			for name, limit := range res.Limits {
+				if _, ok := res.Requests[name]; !ok {
+					if res.Requests == nil {
+						res.Requests = corev1.ResourceList{}
+					}
+					res.Requests[name] = limit
+				}
+			}
+		}
+	}
+	return c.PodRequests(&corev1.Pod{Spec: *spec})
 }
 
 // fillContainer gives a template container the name and image the API requires.

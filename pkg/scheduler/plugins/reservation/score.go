@@ -38,9 +38,13 @@ type preScoreState struct {
 // Clone returns the state itself: it is immutable.
 func (s *preScoreState) Clone() fwk.StateData { return s }
 
-// PreScore returns Skip for pods that may allocate no reservation, so that only nodes matter to them.
+// PreScore returns Skip for pods that may allocate no reservation, so that only nodes matter to them; the
+// reserve pod of a pre-allocating Reservation is scored.
 func (p *Plugin) PreScore(_ context.Context, cs fwk.CycleState, _ *corev1.Pod, _ []fwk.NodeInfo) *fwk.Status {
 	s, err := getPreFilterState(cs)
+	if err == nil && s.pre != nil {
+		return nil
+	}
 	if err != nil || s.matched.Len() == 0 {
 		return fwk.NewStatus(fwk.Skip)
 	}
@@ -56,11 +60,15 @@ func (p *Plugin) PreScore(_ context.Context, cs fwk.CycleState, _ *corev1.Pod, _
 
 // Score prefers nodes with a reservation the pod may allocate and fits in: MaxScore for the node of the
 // reservation with the smallest reservation-order label, else how allocated the best reservation on the node
-// would be with the pod (at least 1); 0 for nodes without one. It always returns Success.
+// would be with the pod (at least 1); 0 for nodes without one. The reserve pod of a pre-allocating Reservation
+// is scored by scorePreAllocation. It always returns Success.
 func (p *Plugin) Score(_ context.Context, cs fwk.CycleState, _ *corev1.Pod, ni fwk.NodeInfo) (int64, *fwk.Status) {
 	s, err := getPreFilterState(cs)
 	if err != nil {
 		return 0, fwk.AsStatus(err)
+	}
+	if s.pre != nil {
+		return s.scorePreAllocation(ni), nil
 	}
 	var minOrder int64
 	if data, err := cs.Read(preScoreStateKey); err == nil {

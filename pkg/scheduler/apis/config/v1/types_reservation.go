@@ -49,15 +49,15 @@ type ReservationArgs struct {
 	ResyncIntervalSeconds *int64 `json:"resyncIntervalSeconds,omitempty"`
 	// IgnoredResources are resources a Reservation never holds: they are left out of its allocatable.
 	IgnoredResources []corev1.ResourceName `json:"ignoredResources,omitempty"`
-	// PreAllocationConfig names the label and annotation of Koordinator's Cluster-mode pre-allocation.
-	// Accepted so that Koordinator configurations load; Koord does not implement pre-allocation.
+	// PreAllocationConfig configures Reservation pre-allocation (spec.preAllocation): its Cluster mode and
+	// the preference for nodes where a Reservation takes no running pod's resources.
 	PreAllocationConfig *PreAllocationConfig `json:"preAllocationConfig,omitempty"`
 }
 
 // PreAllocationConfig configures the cluster mode of Reservation pre-allocation.
 type PreAllocationConfig struct {
-	// EnableClusterMode turns Koordinator's Cluster-mode pre-allocation on. Koord does not implement it yet:
-	// true is refused, naming the field.
+	// EnableClusterMode lets Reservations with preAllocationPolicy.mode Cluster be placed, taking the
+	// resources of pods labelled clusterLabelKey=true. Defaults to false: such Reservations stay Pending.
 	EnableClusterMode bool `json:"enableClusterMode,omitempty"`
 	// ClusterLabelKey is the label marking pods as pre-allocatable; empty means Koordinator's
 	// pod.koordinator.sh/is-pre-allocatable.
@@ -65,7 +65,8 @@ type PreAllocationConfig struct {
 	// ClusterPriorityAnnotationKey is the annotation giving a pre-allocatable pod's priority among the
 	// candidates; empty means Koordinator's.
 	ClusterPriorityAnnotationKey string `json:"clusterPriorityAnnotationKey,omitempty"`
-	// PreferNoPreAllocatedPods prefers nodes where a Reservation takes no running pod's resources. Koord
-	// does not implement pre-allocation yet: true is refused, naming the field.
+	// PreferNoPreAllocatedPods places a pre-allocating Reservation on a node's free resources, taking no
+	// running pod's, wherever they suffice and pre-allocation is not required. Defaults to false: a node's
+	// pre-allocatable pods are taken first, as in Koordinator.
 	PreferNoPreAllocatedPods bool `json:"preferNoPreAllocatedPods,omitempty"`
 }

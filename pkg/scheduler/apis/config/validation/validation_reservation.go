@@ -28,8 +28,7 @@ import (
 
 // ValidateReservationArgs checks ReservationArgs after defaulting: candidate-node settings as kube-scheduler's
 // DefaultPreemption wants them, at least one controller worker, positive GC duration and intervals, and
-// distinct, well-formed ignored resource names, and well-formed keys in preAllocationConfig (which is accepted
-// but not implemented: Koord has no pre-allocation, so the keys change nothing).
+// distinct, well-formed ignored resource names, and well-formed keys in preAllocationConfig.
 func ValidateReservationArgs(path *field.Path, args *config.ReservationArgs) field.ErrorList {
 	var errs field.ErrorList
 	if p := args.MinCandidateNodesPercentage; p < 0 || p > 100 {
@@ -69,12 +68,6 @@ func ValidateReservationArgs(path *field.Path, args *config.ReservationArgs) fie
 	}
 	if c := args.PreAllocationConfig; c != nil {
 		p := path.Child("preAllocationConfig")
-		if c.EnableClusterMode {
-			errs = append(errs, field.Invalid(p.Child("enableClusterMode"), true, "Reservation pre-allocation is not implemented by Koord; set it to false"))
-		}
-		if c.PreferNoPreAllocatedPods {
-			errs = append(errs, field.Invalid(p.Child("preferNoPreAllocatedPods"), true, "Reservation pre-allocation is not implemented by Koord; set it to false"))
-		}
 		for _, f := range []struct {
 			name, value string
 		}{

@@ -68,13 +68,9 @@ func TestValidateReservationArgs(t *testing.T) {
 				field.Invalid(path.Child("preAllocationConfig", "clusterPriorityAnnotationKey"), nil, ""),
 			},
 		},
-		"pre-allocation modes Koord does not implement": {
+		"pre-allocation cluster mode and preference are valid": {
 			edit: func(a *config.ReservationArgs) {
 				a.PreAllocationConfig = &config.PreAllocationConfig{EnableClusterMode: true, PreferNoPreAllocatedPods: true}
-			},
-			want: field.ErrorList{
-				field.Invalid(path.Child("preAllocationConfig", "enableClusterMode"), nil, ""),
-				field.Invalid(path.Child("preAllocationConfig", "preferNoPreAllocatedPods"), nil, ""),
 			},
 		},
 		"candidate nodes out of range": {

@@ -185,6 +185,14 @@ func (c *Cache) Assume(a Allocation) {
 	c.snap = nil
 }
 
+// Allocates reports whether the pod with uid allocates a reservation, bound or assumed.
+func (c *Cache) Allocates(podUID types.UID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.allocs[podUID]
+	return ok
+}
+
 // SetBound records a bound owner pod; it returns whether anything changed.
 func (c *Cache) SetBound(a Allocation) bool {
 	a.bound = true
