@@ -52,6 +52,11 @@ const (
 	LabelQuotaIsRoot = QuotaDomainPrefix + "is-root"
 	// LabelQuotaTreeID identifies the quota tree a quota belongs to.
 	LabelQuotaTreeID = QuotaDomainPrefix + "tree-id"
+	// LabelQuotaIgnoreDefaultTree ("true") on the root quota of a tree (with
+	// the MultiQuotaTree gate) keeps the tree's total in the default tree's:
+	// the tree's nodes are not taken out of what the quotas without a tree
+	// share.
+	LabelQuotaIgnoreDefaultTree = QuotaDomainPrefix + "ignore-default-tree"
 	// LabelPreemptible ("false") on a pod requires it to fit within the min
 	// of its quota, so that it is never preempted for quota reasons.
 	LabelPreemptible = QuotaDomainPrefix + "preemptible"

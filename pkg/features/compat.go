@@ -48,7 +48,7 @@ var (
 	koordinatorOnlyManagerGates = []string{
 		"NodeMutatingWebhook", "NodeValidatingWebhook", "ReservationMutatingWebhook",
 		"WebhookFramework", "ColocationProfileSkipMutatingResources", "ColocationProfileSkipValidatingPriority",
-		"MultiQuotaTree", "ElasticQuotaIgnorePodOverhead", "ElasticQuotaGuaranteeUsage",
+		"ElasticQuotaIgnorePodOverhead", "ElasticQuotaGuaranteeUsage",
 		"ElasticQuotaEvaluationTransformPod", "DisableDefaultQuota",
 		"SupportParentQuotaSubmitPod", "EnableQuotaAdmission", "EnableQuotaAdmissionOnUpdate",
 		"EnableSyncGPUSharedResource", "ColocationProfileController", "ValidatePodDeviceResource",

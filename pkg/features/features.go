@@ -55,6 +55,12 @@ const (
 	// resources; off, it must name exactly the same ones. Koordinator's gate of the same name, alpha, off.
 	// owner: koord-manager
 	ElasticQuotaEnableUpdateResourceKey featuregate.Feature = "ElasticQuotaEnableUpdateResourceKey"
+	// MultiQuotaTree is Koordinator's gate of the same name (alpha, off), in koord-manager and koord-scheduler.
+	// In koord-manager it gives a pod charged to a quota of a quota tree (an ElasticQuotaProfile's) the
+	// profile's node selector as a required node affinity, at admission; in koord-scheduler it makes each tree
+	// share its own nodes (see scheduler.go).
+	// owner: koord-manager, koord-scheduler
+	MultiQuotaTree featuregate.Feature = "MultiQuotaTree"
 )
 
 // managerFeatures are the defaults of koord-manager's gates. Every webhook is on by default: Koordinator ships
@@ -68,6 +74,7 @@ var managerFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
 	ColocationProfileValidatingWebhook:  {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 	ConfigMapValidatingWebhook:          {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 	ElasticQuotaEnableUpdateResourceKey: {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	MultiQuotaTree:                      {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 }
 
 // NewManagerGate returns a fresh gate set with koord-manager's features. Components create one in main and

@@ -34,10 +34,16 @@ const (
 	ElasticQuotaIgnoreTerminatingPod featuregate.Feature = "ElasticQuotaIgnoreTerminatingPod"
 )
 
+// MultiQuotaTree (defined with koord-manager's gates) is also a koord-scheduler gate: it makes every quota tree
+// ID a quota tree of its own, whose quotas share its root quota's total-resource annotation (the profile's
+// nodes), and the quotas without a tree what is left of the cluster. Off, as in Koordinator, every quota shares
+// the whole cluster.
+
 // schedulerFeatures are the defaults of koord-scheduler's gates, stated against the Kubernetes release
 // kube-scheduler's gate set is versioned by.
 var schedulerFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
 	ElasticQuotaIgnoreTerminatingPod: {{Version: version.MustParse("1.37"), Default: true, PreRelease: featuregate.Beta}},
+	MultiQuotaTree:                   {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
 }
 
 // AddSchedulerGates adds koord-scheduler's gates to g, kube-scheduler's gate set.

@@ -75,9 +75,13 @@ func webhookHooks(mgr ctrl.Manager, o Options) []webhook.Hook {
 
 	var hooks []webhook.Hook
 	if gates.Enabled(features.PodMutatingWebhook) {
+		var opts []pod.Option
+		if gates.Enabled(features.MultiQuotaTree) {
+			opts = append(opts, pod.WithMultiQuotaTree())
+		}
 		hooks = append(hooks, webhook.Hook{
 			Name: "mpod.koord.dev", Path: pod.MutatingPath, Mutating: true,
-			Handler:       pod.NewMutatingWebhook(reader, decoder),
+			Handler:       pod.NewMutatingWebhook(reader, decoder, opts...),
 			Rules:         rule("", "v1", "pods", create),
 			FailurePolicy: policy("pods", ignore), NamespaceSelector: podNamespaces,
 		})

@@ -40,7 +40,7 @@ import (
 // command line starts koord-scheduler unchanged.
 var koordinatorOnlyGates = []string{
 	"CompatibleCSIStorageCapacity", "DisableCSIStorageCapacityInformer", "CompatiblePodDisruptionBudget",
-	"DisablePodDisruptionBudgetInformer", "DisableDynamicResourceAllocationInformer", "ResizePod", "MultiQuotaTree",
+	"DisablePodDisruptionBudgetInformer", "DisableDynamicResourceAllocationInformer", "ResizePod",
 	"ElasticQuotaIgnorePodOverhead", "ElasticQuotaImmediateIgnoreTerminatingPod",
 	"ElasticQuotaGuaranteeUsage", "DisableDefaultQuota", "SupportParentQuotaSubmitPod", "LazyReservationRestore",
 	"OmitNodeLabelsForReservation", "SkipReservationFitsNode", "DevicePluginAdaption",

@@ -329,6 +329,24 @@ func (q *ElasticQuotaWrapper) NoLending() *ElasticQuotaWrapper {
 	return q
 }
 
+// Label sets a label.
+func (q *ElasticQuotaWrapper) Label(k, v string) *ElasticQuotaWrapper {
+	q.Labels[k] = v
+	return q
+}
+
+// Tree puts the quota in the quota tree id; root makes it the tree's root, sharing total.
+func (q *ElasticQuotaWrapper) Tree(id string, root bool, total string) *ElasticQuotaWrapper {
+	q.Labels[extension.LabelQuotaTreeID] = id
+	if root {
+		q.Labels[extension.LabelQuotaIsRoot] = "true"
+	}
+	if total != "" {
+		q.Annotations[extension.AnnotationTotalResource] = total
+	}
+	return q
+}
+
 // Annotation sets an annotation.
 func (q *ElasticQuotaWrapper) Annotation(k, v string) *ElasticQuotaWrapper {
 	q.Annotations[k] = v

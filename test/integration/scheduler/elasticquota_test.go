@@ -28,11 +28,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/pkg/features"
 )
 
 // TestElasticQuotaBorrowAndReclaim: two tenants share 20Gi of memory with a min of 10Gi each. The first
@@ -115,9 +118,48 @@ func TestElasticQuotaBorrowAndReclaim(t *testing.T) {
 	}
 }
 
+// TestMultiQuotaTree: with koord-scheduler's MultiQuotaTree gate, a quota tree (an ElasticQuotaProfile's root
+// quota and its children) shares its root's total-resource, and the quotas without a tree share the cluster
+// less it. The cluster has 20Gi; the tree's total is 10Gi, so a tree-less quota that asks for 12Gi gets 10Gi
+// (it would get 12Gi with the gate off) and a pod beyond it waits; the tree's quota gets 10Gi too.
+func TestMultiQuotaTree(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.MultiQuotaTree, true)
+	f := newFixture(t)
+	startScheduler(t)
+	f.node("a", "0", 0, nil)
+	f.node("b", "0", 0, nil)
+	treeID := f.namespace + "-tree"
+	root := f.quotaWith("tree-root", "0", "20Gi", func(eq *schedv1alpha1.ElasticQuota) {
+		eq.Labels = map[string]string{extension.LabelQuotaIsRoot: "true", extension.LabelQuotaTreeID: treeID, extension.LabelQuotaIsParent: "true"}
+		eq.Annotations = map[string]string{extension.AnnotationTotalResource: `{"cpu":"10","memory":"10Gi"}`}
+	})
+	child := f.quotaWith("tree-child", "0", "20Gi", func(eq *schedv1alpha1.ElasticQuota) {
+		eq.Labels = map[string]string{extension.LabelQuotaParent: root, extension.LabelQuotaTreeID: treeID}
+	})
+	plain := f.quota("plain", "0", "20Gi")
+	sixGi := func(name, quota string) *corev1.Pod {
+		requests := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("6Gi")}
+		return f.pod(name, requests, func(p *corev1.Pod) { p.Labels = map[string]string{extension.LabelQuotaName: quota} })
+	}
+	for _, quota := range []string{plain, child} {
+		first, second := sixGi(quota+"-0", quota), sixGi(quota+"-1", quota)
+		f.boundNode(first)
+		f.eventuallyRuntime(quota, "10Gi")
+		if msg := f.unschedulable(second); !strings.Contains(msg, fmt.Sprintf("quota %q memory", quota)) {
+			t.Errorf("PodScheduled message %q of the pod beyond quota %s's runtime does not name the quota", msg, quota)
+		}
+	}
+}
+
 // quota creates an ElasticQuota named after the test with min and max memory (and 20 cpus), deleted when the
 // test ends, and returns its name.
 func (f *fixture) quota(name, minMemory, maxMemory string) string {
+	f.t.Helper()
+	return f.quotaWith(name, minMemory, maxMemory, nil)
+}
+
+// quotaWith is quota with the ElasticQuota edited before it is created.
+func (f *fixture) quotaWith(name, minMemory, maxMemory string, edit func(*schedv1alpha1.ElasticQuota)) string {
 	f.t.Helper()
 	eq := &schedv1alpha1.ElasticQuota{
 		ObjectMeta: metav1.ObjectMeta{Name: f.namespace + "-" + name, Namespace: f.namespace},
@@ -125,6 +167,9 @@ func (f *fixture) quota(name, minMemory, maxMemory string) string {
 			Min: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10"), corev1.ResourceMemory: resource.MustParse(minMemory)},
 			Max: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("20"), corev1.ResourceMemory: resource.MustParse(maxMemory)},
 		},
+	}
+	if edit != nil {
+		edit(eq)
 	}
 	if err := env.Client.Create(f.t.Context(), eq); err != nil {
 		f.t.Fatalf("create ElasticQuota %s: %v", eq.Name, err)

@@ -20,12 +20,14 @@ limitations under the License.
 // namespaces, as Koordinator keys quotas by name. The handler checks a quota on its own (min and max
 // non-negative, every min resource also in max and not above it, a valid shared weight) and in its tree (the
 // parent exists and is a parent, no cycle, the children's min fits in their parent's min, a quota's max names the
-// same resources as its parent's, a parent with children stays a parent and is not deleted). The built-in
+// same resources as its parent's, a quota is in its parent's and its children's tree (label
+// quota.scheduling.koordinator.sh/tree-id) and never changes tree, a parent with children stays a parent and
+// is not deleted). The built-in
 // koordinator-root-quota is only checked on its own. A DELETE is refused for the built-in quotas and for a
 // quota that pods are still charged to, as Koordinator refuses them, unless the quota's namespace is being
 // deleted (so that deleting the namespace, as helm uninstall does, never hangs).
 //
-// An UPDATE that changes neither spec, the parent and is-parent labels nor the shared weight is let through
+// An UPDATE that changes neither spec, the parent, is-parent and tree-id labels nor the shared weight is let through
 // unchecked, so that controllers can keep writing their status annotations to a tree that became inconsistent.
 package elasticquota
 
@@ -132,7 +134,7 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 
 // relevantChange reports whether an update touches what the handler checks.
 func relevantChange(old, quota *schedulingsigsv1alpha1.ElasticQuota) bool {
-	for _, key := range []string{extension.LabelQuotaParent, extension.LabelQuotaIsParent} {
+	for _, key := range []string{extension.LabelQuotaParent, extension.LabelQuotaIsParent, extension.LabelQuotaTreeID} {
 		if old.Labels[key] != quota.Labels[key] {
 			return true
 		}
@@ -280,6 +282,17 @@ func (t *tree) validateTopology(quota, old *schedulingsigsv1alpha1.ElasticQuota,
 			fmt.Sprintf("cannot stop being \"true\" while the quota has child quotas: %s", strings.Join(children, ", "))))
 	}
 
+	treePath := labelsPath.Key(extension.LabelQuotaTreeID)
+	treeID := extension.GetQuotaTreeID(quota)
+	if old != nil && extension.GetQuotaTreeID(old) != treeID {
+		errs = append(errs, field.Forbidden(treePath, fmt.Sprintf("cannot change from %q to %q: a quota stays in its tree", extension.GetQuotaTreeID(old), treeID)))
+	}
+	for _, c := range t.children[quota.Name] {
+		if id := extension.GetQuotaTreeID(c); id != treeID {
+			errs = append(errs, field.Invalid(treePath, treeID, fmt.Sprintf("must be the tree of its child quota %q (%q)", c.Name, id)))
+		}
+	}
+
 	parentPath := labelsPath.Key(extension.LabelQuotaParent)
 	parentName := extension.GetParentQuotaName(quota)
 	switch parent, ok := t.byName[parentName]; {
@@ -294,6 +307,9 @@ func (t *tree) validateTopology(quota, old *schedulingsigsv1alpha1.ElasticQuota,
 		if cycle := t.cycle(quota.Name); cycle != nil {
 			errs = append(errs, field.Invalid(parentPath, parentName, fmt.Sprintf("makes a cycle: %s", strings.Join(cycle, " -> "))))
 			break
+		}
+		if id := extension.GetQuotaTreeID(parent); id != treeID {
+			errs = append(errs, field.Invalid(treePath, treeID, fmt.Sprintf("must be the tree of its parent quota %q (%q)", parentName, id)))
 		}
 		errs = append(errs, maxKeys(quota, parent, opts)...)
 		// Only resources this quota guarantees are checked: a sum already above the parent's min without

@@ -84,6 +84,7 @@ func withAnnotation(q *schedulingsigsv1alpha1.ElasticQuota, key, value string) *
 const (
 	parent   = extension.LabelQuotaParent
 	isParent = extension.LabelQuotaIsParent
+	treeID   = extension.LabelQuotaTreeID
 )
 
 // fixture is a tree: team-a (a parent, min cpu 10) with children a-1 and a-2 (min cpu 4 each; a-1 is a
@@ -139,6 +140,21 @@ func TestValidatingHandler(t *testing.T) {
 			op:      admissionv1.Delete,
 			old:     quota("koordinator-system", extension.DefaultQuotaName, nil, rl("cpu", "1000")),
 			wantMsg: `metadata.name: Forbidden: quota "koordinator-default-quota" is built in: koord-scheduler keeps it, and it cannot be deleted`,
+		},
+		"child in another tree than its parent": {
+			quota:   quota("a", "a-3", rl("cpu", "1"), rl("cpu", "2", "memory", "1Gi"), parent, "team-a", treeID, "t1"),
+			wantMsg: `metadata.labels[quota.scheduling.koordinator.sh/tree-id]: Invalid value: "t1": must be the tree of its parent quota "team-a" ("")`,
+		},
+		"parent moved to another tree than its children": {
+			op:    admissionv1.Update,
+			old:   fixture()[0].(*schedulingsigsv1alpha1.ElasticQuota),
+			quota: quota("a", "team-a", rl("cpu", "10", "memory", "10Gi"), rl("cpu", "20", "memory", "20Gi"), isParent, "true", treeID, "t1"),
+			wantMsg: `[metadata.labels[quota.scheduling.koordinator.sh/tree-id]: Forbidden: cannot change from "" to "t1": a quota stays in its tree, ` +
+				`metadata.labels[quota.scheduling.koordinator.sh/tree-id]: Invalid value: "t1": must be the tree of its child quota "a-1" (""), ` +
+				`metadata.labels[quota.scheduling.koordinator.sh/tree-id]: Invalid value: "t1": must be the tree of its child quota "a-2" ("")]`,
+		},
+		"a new quota in a tree of its own": {
+			quota: quota("c", "top", nil, rl("cpu", "2"), treeID, "t1", extension.LabelQuotaIsRoot, "true"),
 		},
 		"min above max": {
 			quota:   quota("c", "top", rl("cpu", "3"), rl("cpu", "2")),

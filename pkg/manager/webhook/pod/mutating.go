@@ -61,7 +61,8 @@ func WithRandom(random func() int) Option {
 }
 
 // NewMutatingWebhook returns the pod mutating webhook. reader (the manager's cache) must serve
-// ClusterColocationProfiles, Namespaces and PriorityClasses; decoder must know the core types.
+// ClusterColocationProfiles, Namespaces and PriorityClasses (and, WithMultiQuotaTree, ElasticQuotas and
+// ElasticQuotaProfiles); decoder must know the core types.
 func NewMutatingWebhook(reader client.Reader, decoder admission.Decoder, opts ...Option) *admission.Webhook {
 	m := &mutator{reader: reader, decoder: decoder, random: func() int { return rand.IntN(100) }}
 	for _, opt := range opts {
@@ -75,6 +76,8 @@ type mutator struct {
 	reader  client.Reader
 	decoder admission.Decoder
 	random  func() int
+	// multiQuotaTree is WithMultiQuotaTree.
+	multiQuotaTree bool
 }
 
 // Handle mutates a pod being created. The patch is computed against the raw object of the request, and no
@@ -122,7 +125,7 @@ func (m *mutator) Handle(ctx context.Context, req admission.Request) admission.R
 }
 
 // mutate applies the matching profiles to pod, then the batch/mid resource translation (only when a profile
-// matched) and the extended resource spec. It returns the names of the profiles applied, the reasons to deny
+// matched), the extended resource spec and, with WithMultiQuotaTree, its quota tree's node affinity. It returns the names of the profiles applied, the reasons to deny
 // the pod, and an error when the mutation could not be computed.
 func (m *mutator) mutate(ctx context.Context, namespace string, pod *corev1.Pod) ([]string, field.ErrorList, error) {
 	matched, err := m.matchingProfiles(ctx, namespace, pod)
@@ -154,6 +157,11 @@ func (m *mutator) mutate(ctx context.Context, namespace string, pod *corev1.Pod)
 	}
 	if err := updateExtendedResourceSpec(pod); err != nil {
 		return nil, nil, err
+	}
+	if m.multiQuotaTree {
+		if _, err := m.addQuotaTreeAffinity(ctx, namespace, pod); err != nil {
+			return nil, nil, err
+		}
 	}
 	return applied, nil, nil
 }

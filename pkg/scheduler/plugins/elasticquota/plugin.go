@@ -113,6 +113,7 @@ func newPlugin(ctx context.Context, args *config.ElasticQuotaArgs, h fwk.Handle,
 			EnableRuntimeQuota:  args.EnableRuntimeQuota,
 			// kube-scheduler's gate set, which --feature-gates has set by the time plugins are built.
 			CountTerminatingPods: !utilfeature.DefaultFeatureGate.Enabled(features.ElasticQuotaIgnoreTerminatingPod),
+			MultiQuotaTree:       utilfeature.DefaultFeatureGate.Enabled(features.MultiQuotaTree),
 		}),
 		invalid: map[string]string{},
 	}

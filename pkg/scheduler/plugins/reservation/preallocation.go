@@ -25,6 +25,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/ptr"
@@ -125,8 +126,7 @@ func (p *Plugin) listCandidates(logger klog.Logger, pa *preAllocation, mode sche
 	priorityKey := cmp.Or(cfg.ClusterPriorityAnnotationKey, extension.AnnotationPodPreAllocatablePriority)
 	for _, pod := range pods {
 		if pod.Spec.NodeName == "" || extension.IsReservePod(pod) || pod.DeletionTimestamp != nil ||
-			pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed ||
-			pod.Annotations[extension.AnnotationReservationAllocated] != "" || p.cache.Allocates(pod.UID) {
+			pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed || p.allocatesAnother(pod, pa.resv.UID) {
 			continue
 		}
 		if !cluster && !pa.resv.Owners.Match(pod) {
@@ -159,6 +159,19 @@ func (p *Plugin) listCandidates(logger klog.Logger, pa *preAllocation, mode sche
 		})
 	}
 	return nil
+}
+
+// allocatesAnother reports whether pod allocates a reservation other than uid, by its reservation-allocated
+// annotation or in the cache. A pod already annotated for uid (an earlier cycle's PreBind that failed half-way)
+// is still the Reservation's to take.
+func (p *Plugin) allocatesAnother(pod *corev1.Pod, uid types.UID) bool {
+	if pod.Annotations[extension.AnnotationReservationAllocated] != "" {
+		if a, err := extension.GetReservationAllocated(pod.Annotations); err != nil || a == nil || a.UID != uid {
+			return true
+		}
+	}
+	other, ok := p.cache.AllocationOf(pod.UID)
+	return ok && other != uid
 }
 
 // overlaps reports whether the pod requests some of the resources in requests.

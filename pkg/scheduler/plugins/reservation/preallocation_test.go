@@ -138,6 +138,11 @@ func TestPreAllocation(t *testing.T) {
 			// r0 is fully allocated by web-0; web-1 and the free cpu make 2.
 			want: preAllocationResult{PreFilter: ok, Filter: ok, Score: 50, Taken: []string{"web-1"}, Assumed: []string{"web-1"}},
 		},
+		"a pod already annotated for this reservation (a PreBind that failed half-way) is still its to take": {
+			resvs: []*schedv1alpha1.Reservation{preAllocating("3")},
+			pods:  []*corev1.Pod{allocating(web("web-0", "2", "1"), "r"), web("web-1", "1", "10")},
+			want:  preAllocationResult{PreFilter: ok, Filter: ok, Score: 66, Taken: []string{"web-0"}},
+		},
 		"a pod whose reservation affinity names another reservation is not pre-allocatable": {
 			resvs: []*schedv1alpha1.Reservation{preAllocating("3")},
 			pods:  []*corev1.Pod{withAffinityName(web("web-0", "2", "1"), "other"), web("web-1", "1", "10")},

@@ -39,8 +39,10 @@ const reserveStateKey fwk.StateKey = "Reserve" + Name
 type reserveState struct {
 	uid  types.UID
 	name string
-	// preAllocated are the running pods a pre-allocating Reservation takes.
+	// preAllocated are the running pods a pre-allocating Reservation takes; assumed are those of them whose
+	// allocation Reserve recorded (the others allocated the Reservation already).
 	preAllocated []*corev1.Pod
+	assumed      []types.UID
 }
 
 // Clone returns the state itself: it is immutable.
@@ -88,8 +90,8 @@ func (p *Plugin) Unreserve(ctx context.Context, cs fwk.CycleState, pod *corev1.P
 	if rs == nil {
 		return
 	}
-	for _, taken := range rs.preAllocated {
-		p.cache.Forget(taken.UID)
+	for _, uid := range rs.assumed {
+		p.cache.Forget(uid)
 	}
 	if _, ok := p.cache.Forget(pod.UID); ok {
 		klog.FromContext(ctx).V(3).Info("Released a reservation", "pod", klog.KObj(pod), "reservation", rs.name, "node", nodeName)
@@ -149,8 +151,12 @@ func (p *Plugin) reservePreAllocation(ctx context.Context, cs fwk.CycleState, po
 	}
 	rs := &reserveState{uid: s.pre.resv.UID, name: s.pre.resv.Name}
 	for _, t := range c.taken {
-		p.cache.Assume(cache.Allocation{Pod: podRef(t.pod), ResvUID: rs.uid, ResvName: rs.name, Requests: t.requests})
 		rs.preAllocated = append(rs.preAllocated, t.pod)
+		if uid, ok := p.cache.AllocationOf(t.pod.UID); ok && uid == rs.uid {
+			continue
+		}
+		p.cache.Assume(cache.Allocation{Pod: podRef(t.pod), ResvUID: rs.uid, ResvName: rs.name, Requests: t.requests})
+		rs.assumed = append(rs.assumed, t.pod.UID)
 	}
 	cs.Write(reserveStateKey, rs)
 	klog.FromContext(ctx).V(2).Info("Pre-allocated running pods to a reservation", "reservation", rs.name, "node", nodeName,

@@ -45,6 +45,11 @@ type Options struct {
 	// CountTerminatingPods keeps pods that are being deleted in their quota until they are gone, as
 	// Koordinator does by default; off, they leave their quota when their deletion starts (see leaving).
 	CountTerminatingPods bool
+	// MultiQuotaTree (Koordinator's gate of that name) makes each tree ID a quota tree of its own: the
+	// top-level quotas of a tree share its root quota's total-resource annotation, and the quotas without a
+	// tree share the cluster's resources less the trees' totals (except those of roots labelled
+	// ignore-default-tree). Off, tree IDs are ignored and every quota shares the cluster.
+	MultiQuotaTree bool
 }
 
 // Manager holds the quotas, the pods charged to them and the cluster's resources, and computes runtime

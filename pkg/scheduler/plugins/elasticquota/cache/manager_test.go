@@ -354,3 +354,63 @@ func TestTerminatingPods(t *testing.T) {
 		})
 	}
 }
+
+// TestMultiQuotaTree: with the MultiQuotaTree gate each tree ID is a tree of its own, sharing its root's
+// total-resource annotation; the quotas without a tree share the cluster less the trees' totals (unless the
+// root is labelled ignore-default-tree). The node has 100 cpu.
+func TestMultiQuotaTree(t *testing.T) {
+	cpu := func(v string) corev1.ResourceList { return utiltesting.Resources("cpu", v) }
+	// Tree t1: root r1 (total 30 cpu) with child a; b has no tree.
+	quotas := func(rootEdit func(*utiltesting.ElasticQuotaWrapper)) []*schedv1alpha1.ElasticQuota {
+		r1 := utiltesting.MakeElasticQuota("r1").Min(cpu("0")).Max(cpu("1000")).IsParent().Tree("t1", true, `{"cpu":"30"}`)
+		if rootEdit != nil {
+			rootEdit(r1)
+		}
+		return []*schedv1alpha1.ElasticQuota{
+			r1.Obj(),
+			utiltesting.MakeElasticQuota("a").Min(cpu("0")).Max(cpu("1000")).Parent("r1").Tree("t1", false, "").Obj(),
+			utiltesting.MakeElasticQuota("b").Min(cpu("0")).Max(cpu("1000")).Obj(),
+		}
+	}
+	// a asks 50, b asks 90.
+	pods := []*corev1.Pod{
+		utiltesting.MakePod("a1").Req(cpu("50")).Label(extension.LabelQuotaName, "a").Obj(),
+		utiltesting.MakePod("b1").Req(cpu("90")).Label(extension.LabelQuotaName, "b").Obj(),
+	}
+	tests := map[string]struct {
+		multiTree bool
+		rootEdit  func(*utiltesting.ElasticQuotaWrapper)
+		want      map[string]corev1.ResourceList
+	}{
+		// One tree of 100: r1 (request 50) and b (request 90) have no min and equal weights (max 1000): 50 each.
+		"gate off: one tree": {
+			want: map[string]corev1.ResourceList{"r1": cpu("50"), "a": cpu("50"), "b": cpu("50")},
+		},
+		// t1 shares 30; the default tree 100 - 30 = 70, all of it b's (it asks 90).
+		"gate on: the tree shares its total, the rest the cluster less it": {
+			multiTree: true,
+			want:      map[string]corev1.ResourceList{"r1": cpu("30"), "a": cpu("30"), "b": cpu("70")},
+		},
+		"gate on, ignore-default-tree: the default tree keeps the whole cluster": {
+			multiTree: true,
+			rootEdit:  func(q *utiltesting.ElasticQuotaWrapper) { q.Label(extension.LabelQuotaIgnoreDefaultTree, "true") },
+			want:      map[string]corev1.ResourceList{"r1": cpu("30"), "a": cpu("30"), "b": cpu("90")},
+		},
+		"gate on, the root without a total: the tree has nothing": {
+			multiTree: true,
+			rootEdit:  func(q *utiltesting.ElasticQuotaWrapper) { delete(q.Annotations, extension.AnnotationTotalResource) },
+			want:      map[string]corev1.ResourceList{"r1": cpu("0"), "a": cpu("0"), "b": cpu("90")},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			m, err := newTestManager(cpu("100"), quotas(tc.rootEdit), pods, func(o *Options) { o.MultiQuotaTree = tc.multiTree })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, runtimes(m)); diff != "" {
+				t.Errorf("runtime quotas (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}

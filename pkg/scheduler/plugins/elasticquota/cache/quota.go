@@ -40,10 +40,20 @@ type Quota struct {
 	SharedWeight quantity.Amounts
 	// Namespaces are the namespaces whose pods the quota takes (the namespaces annotation).
 	Namespaces []string
+	// TreeID is the quota tree the quota belongs to (label quota.scheduling.koordinator.sh/tree-id); "" is the
+	// default tree. Trees count only with Options.MultiQuotaTree.
+	TreeID string
+	// TreeRoot marks the root quota of its tree (label quota.scheduling.koordinator.sh/is-root); TreeTotal is
+	// then what the tree shares (annotation quota.scheduling.koordinator.sh/total-resource, nil when absent),
+	// and IgnoreDefaultTree keeps it in the default tree's total too.
+	TreeRoot          bool
+	TreeTotal         quantity.Amounts
+	IgnoreDefaultTree bool
 }
 
 // QuotaFromObject reads the quota configuration of eq. It fails, naming the annotation, when the
-// shared-weight, guaranteed or namespaces annotation does not parse, or a weight is negative.
+// shared-weight, guaranteed, namespaces or (on a tree's root) total-resource annotation does not parse, or a
+// weight is negative.
 func QuotaFromObject(eq *schedv1alpha1.ElasticQuota) (*Quota, error) {
 	q := &Quota{
 		Name:              eq.Name,
@@ -73,6 +83,18 @@ func QuotaFromObject(eq *schedv1alpha1.ElasticQuota) (*Quota, error) {
 		return nil, fmt.Errorf("quota %q: %w", eq.Name, err)
 	}
 	q.Guaranteed = quantity.FromList(guaranteed)
+	q.TreeID = extension.GetQuotaTreeID(eq)
+	q.TreeRoot = extension.IsTreeRootQuota(eq)
+	q.IgnoreDefaultTree = eq.Labels[extension.LabelQuotaIgnoreDefaultTree] == "true"
+	if q.TreeRoot {
+		total, err := extension.GetTotalResource(eq)
+		if err != nil {
+			return nil, fmt.Errorf("quota %q: %w", eq.Name, err)
+		}
+		if total != nil {
+			q.TreeTotal = quantity.FromList(total)
+		}
+	}
 	if q.Namespaces, err = extension.GetAnnotationQuotaNamespaces(eq); err != nil {
 		return nil, fmt.Errorf("quota %q: %w", eq.Name, err)
 	}

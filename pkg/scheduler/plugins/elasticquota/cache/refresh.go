@@ -17,6 +17,7 @@ limitations under the License.
 package cache
 
 import (
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,7 +50,36 @@ func (m *Manager) refresh() {
 		n.request = n.ownRequest.Clone()
 		n.runtime = n.Max.Clone()
 	}
-	m.distribute(total, m.top)
+	if !m.opts.MultiQuotaTree {
+		m.distribute(total, m.top)
+		m.dirty = false
+		return
+	}
+	// Each tree shares its root's total; the default tree what is left of the cluster's.
+	trees := map[string][]*node{}
+	for _, n := range m.top {
+		trees[n.TreeID] = append(trees[n.TreeID], n)
+	}
+	for _, id := range slices.Sorted(maps.Keys(trees)) {
+		if id == "" {
+			continue
+		}
+		treeTotal := quantity.Amounts{}
+		for _, n := range trees[id] {
+			if n.TreeRoot && n.TreeTotal != nil {
+				treeTotal = n.TreeTotal.Clone()
+				if !n.IgnoreDefaultTree {
+					total.Sub(n.TreeTotal)
+				}
+				break
+			}
+		}
+		m.distribute(treeTotal, trees[id])
+	}
+	for name, v := range total {
+		total[name] = max(v, 0)
+	}
+	m.distribute(total, trees[""])
 	m.dirty = false
 }
 

@@ -187,10 +187,19 @@ func (c *Cache) Assume(a Allocation) {
 
 // Allocates reports whether the pod with uid allocates a reservation, bound or assumed.
 func (c *Cache) Allocates(podUID types.UID) bool {
+	_, ok := c.AllocationOf(podUID)
+	return ok
+}
+
+// AllocationOf returns the UID of the reservation the pod with uid allocates, bound or assumed.
+func (c *Cache) AllocationOf(podUID types.UID) (types.UID, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.allocs[podUID]
-	return ok
+	a, ok := c.allocs[podUID]
+	if !ok {
+		return "", false
+	}
+	return a.ResvUID, true
 }
 
 // SetBound records a bound owner pod; it returns whether anything changed.
