@@ -15,6 +15,7 @@ API_PACKAGES=(
   scheduling/v1alpha1
   quota/v1alpha1
   thirdparty/schedulingsigs/v1alpha1
+  thirdparty/topology/v1alpha1
 )
 
 echo "Generating deepcopy functions"

@@ -46,8 +46,8 @@ func TestKoordletCompatFlag(t *testing.T) {
 			wantEnabled: map[string]bool{"BEMemoryEvict": true, "BECPUEvict": true},
 		},
 		"repeated flag": {
-			args:        []string{"--feature-gates=NodeTopologyReport=true", "--feature-gates=BEMemoryEvict=true,NodeTopologyReport=false"},
-			wantIgnored: []string{"NodeTopologyReport"},
+			args:        []string{"--feature-gates=RdtResctrl=true", "--feature-gates=BEMemoryEvict=true,RdtResctrl=false"},
+			wantIgnored: []string{"RdtResctrl"},
 			wantEnabled: map[string]bool{"BEMemoryEvict": true},
 		},
 		"a name nobody knows still fails": {

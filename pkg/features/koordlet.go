@@ -53,17 +53,23 @@ const (
 	// use their whole allowance (alpha, off).
 	// owner: koordlet
 	BECPUEvict featuregate.Feature = "BECPUEvict"
+	// NodeTopologyReport reports the node's CPU and NUMA topology, shared CPU pools and kubelet's CPU manager
+	// state as its NodeResourceTopology (topology.node.k8s.io), which koord-scheduler's NodeNUMAResource
+	// reads (beta, on, as in Koordinator).
+	// owner: koordlet
+	NodeTopologyReport featuregate.Feature = "NodeTopologyReport"
 )
 
 // koordletFeatures are the defaults of koordlet's gates: Koordinator's, except CgroupReconcile (see there).
 var koordletFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
-	CgroupReconcile: {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	BatchResource:   {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	CPUSetAllocator: {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	BECPUSuppress:   {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	CPUBurst:        {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	BEMemoryEvict:   {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
-	BECPUEvict:      {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	CgroupReconcile:    {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	BatchResource:      {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	CPUSetAllocator:    {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	BECPUSuppress:      {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	CPUBurst:           {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	BEMemoryEvict:      {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	BECPUEvict:         {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	NodeTopologyReport: {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 }
 
 // koordletDependencies: the per-class settings are applied by the reconciler only. Turning CgroupReconcile off
@@ -109,17 +115,20 @@ type Koordlet struct {
 	BEMemoryEvict bool
 	// BECPUEvict is the state of the BECPUEvict gate.
 	BECPUEvict bool
+	// NodeTopologyReport is the state of the NodeTopologyReport gate.
+	NodeTopologyReport bool
 }
 
 // ResolveKoordlet reads koordlet's gates from g, which must know them (a gate set from NewKoordletGate).
 func ResolveKoordlet(g featuregate.FeatureGate) Koordlet {
 	return Koordlet{
-		CgroupReconcile: g.Enabled(CgroupReconcile),
-		BatchResource:   g.Enabled(BatchResource),
-		CPUSetAllocator: g.Enabled(CPUSetAllocator),
-		BECPUSuppress:   g.Enabled(BECPUSuppress),
-		CPUBurst:        g.Enabled(CPUBurst),
-		BEMemoryEvict:   g.Enabled(BEMemoryEvict),
-		BECPUEvict:      g.Enabled(BECPUEvict),
+		CgroupReconcile:    g.Enabled(CgroupReconcile),
+		BatchResource:      g.Enabled(BatchResource),
+		CPUSetAllocator:    g.Enabled(CPUSetAllocator),
+		BECPUSuppress:      g.Enabled(BECPUSuppress),
+		CPUBurst:           g.Enabled(CPUBurst),
+		BEMemoryEvict:      g.Enabled(BEMemoryEvict),
+		BECPUEvict:         g.Enabled(BECPUEvict),
+		NodeTopologyReport: g.Enabled(NodeTopologyReport),
 	}
 }

@@ -43,6 +43,7 @@ import (
 	"github.com/koord-dev/koord/pkg/koordlet/collector"
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
 	"github.com/koord-dev/koord/pkg/koordlet/metriccache"
+	"github.com/koord-dev/koord/pkg/koordlet/nodetopology"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cgroupreconcile"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpuburst"
@@ -94,6 +95,8 @@ type Agent struct {
 	informer *statesinformer.Informer
 	collect  *collector.Collector
 	report   *reporter.Reporter
+	// topology reports the NodeResourceTopology; nil with NodeTopologyReport off.
+	topology *nodetopology.Reporter
 	qos      *qosmanager.Manager
 	events   record.EventBroadcaster
 	registry *prometheus.Registry
@@ -144,6 +147,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 	a.informer = statesinformer.New(kube, koord, opts.NodeName)
 	a.collect = collector.New(a.cgroups, opts.ProcRoot, a.cache, a.informer)
 	a.report = reporter.New(koord, opts.NodeName, a.cache, a.informer, reporter.WithWarmUp(opts.ReportWarmup))
+	if gates.NodeTopologyReport {
+		a.topology = nodetopology.NewReporter(koord, opts.NodeName, nodetopology.Paths{
+			SysRoot: opts.SysRoot, KubeletConfig: opts.KubeletConfig, KubeletRootDir: opts.KubeletRootDir,
+		}, a.informer)
+	}
 
 	strategies, err := a.strategies(gates, recorder)
 	if err != nil {
@@ -241,6 +249,9 @@ func (a *Agent) Run(ctx context.Context) error {
 
 	wg.Go(func() { a.collect.Run(ctx, a.opts.CollectInterval) })
 	wg.Go(func() { a.report.Run(ctx) })
+	if a.topology != nil {
+		wg.Go(func() { a.topology.Run(ctx, a.opts.TopologyReportInterval) })
+	}
 	wg.Go(func() { a.qos.Run(ctx, a.opts.QoSInterval) })
 	<-ctx.Done()
 	wg.Wait()

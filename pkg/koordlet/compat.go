@@ -31,6 +31,9 @@ func (o *Options) addKoordinatorFlags(fs *pflag.FlagSet) {
 	c.Alias("addr", "metrics-bind-address")
 	c.Alias("cgroup-root-dir", "cgroup-root")
 	c.Alias("proc-root-dir", "proc-root")
+	c.Alias("sys-root-dir", "sys-root")
+	c.Alias("var-lib-kubelet-dir", "kubelet-root-dir")
+	c.Alias("node-topology-sync-interval", "topology-report-interval")
 	c.Alias("collect-res-used-interval", "collect-interval")
 
 	c.IgnoreValue("Koord runs every QoS strategy at --qos-interval",
@@ -42,11 +45,11 @@ func (o *Options) addKoordinatorFlags(fs *pflag.FlagSet) {
 	c.IgnoreValue("Koord reads the node's pods from the apiserver, not from kubelet",
 		"kubelet-preferred-address-type", "kubelet-sync-interval", "kubelet-sync-timeout", "kubelet-read-only-port")
 	c.IgnoreBool("Koord reads the node's pods from the apiserver, not from kubelet", "kubelet-insecure-tls", "disable-query-kubelet-config")
-	c.IgnoreValue("Koord reads cgroups and /proc only", "sys-root-dir", "sys-fs-root-dir", "var-run-root-dir",
-		"var-lib-kubelet-dir", "run-root-dir", "containerd-endpoint", "docker-endpoint", "pouch-endpoint",
+	c.IgnoreValue("Koord reads cgroups, /proc, /sys and kubelet's files only", "sys-fs-root-dir", "var-run-root-dir",
+		"run-root-dir", "containerd-endpoint", "docker-endpoint", "pouch-endpoint",
 		"default-runtime-type", "hami-core-library-directory-path", "pod-resources-proxy-path", "xpu-device-infos-dir")
 	c.IgnoreBool("Koord reads cgroups and /proc only", "xpu-enforce-collect-from-device-infos", "enable-pod-taskids")
-	c.IgnoreValue("Koord reports NodeMetric at the NodeMetric's reportIntervalSeconds", "report-interval", "node-topology-sync-interval")
+	c.IgnoreValue("Koord reports NodeMetric at the NodeMetric's reportIntervalSeconds", "report-interval")
 	c.IgnoreBool("Koord always reports NodeMetric", "enable-node-metric-report")
 	c.IgnoreValue("Koord has no collectors beyond cgroup and /proc usage",
 		"collect-sys-metric-outdated-interval", "collect-node-cpu-info-interval", "collect-node-storage-info-interval",

@@ -55,6 +55,13 @@ type Options struct {
 	CgroupDriver string
 	// ProcRoot is where the host's /proc is mounted.
 	ProcRoot string
+	// SysRoot is where the host's /sys is mounted (the CPU and NUMA topology).
+	SysRoot string
+	// KubeletRootDir is kubelet's --root-dir (its CPU manager state); KubeletConfig its configuration file
+	// (CPU manager policy and options, reserved CPUs, topology manager policy), "" for none.
+	KubeletRootDir, KubeletConfig string
+	// TopologyReportInterval is how often the NodeResourceTopology is recomputed (written when it changed).
+	TopologyReportInterval time.Duration
 	// CollectInterval is how often node, pod and container usage are sampled.
 	CollectInterval time.Duration
 	// QoSInterval is how often the QoS strategies run.
@@ -90,6 +97,10 @@ func DefaultOptions() Options {
 		CgroupRoot:             "/sys/fs/cgroup",
 		KubeletCgroupRoot:      "/",
 		ProcRoot:               "/proc",
+		SysRoot:                "/sys",
+		KubeletRootDir:         "/var/lib/kubelet",
+		KubeletConfig:          "/var/lib/kubelet/config.yaml",
+		TopologyReportInterval: 30 * time.Second,
 		CollectInterval:        time.Second,
 		QoSInterval:            time.Second,
 		ReportWarmup:           5 * time.Second,
@@ -111,6 +122,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.KubeletCgroupRoot, "kubelet-cgroup-root", o.KubeletCgroupRoot, "kubelet's --cgroup-root: the cgroup that holds kubepods.")
 	fs.StringVar(&o.CgroupDriver, "cgroup-driver", o.CgroupDriver, "kubelet's cgroup driver, cgroupfs or systemd. Empty: detected from the cgroup tree.")
 	fs.StringVar(&o.ProcRoot, "proc-root", o.ProcRoot, "Mount point of the host's /proc.")
+	fs.StringVar(&o.SysRoot, "sys-root", o.SysRoot, "Mount point of the host's /sys (CPU and NUMA topology).")
+	fs.StringVar(&o.KubeletRootDir, "kubelet-root-dir", o.KubeletRootDir, "kubelet's --root-dir, which holds its CPU manager state (cpu_manager_state).")
+	fs.StringVar(&o.KubeletConfig, "kubelet-config", o.KubeletConfig, "kubelet's configuration file (CPU manager policy and options, reservedSystemCPUs, topology manager policy); a missing file means kubelet's defaults; empty: none.")
+	fs.DurationVar(&o.TopologyReportInterval, "topology-report-interval", o.TopologyReportInterval, "How often the node's NodeResourceTopology is recomputed; it is written only when it changed.")
 	fs.DurationVar(&o.CollectInterval, "collect-interval", o.CollectInterval, "How often node, pod and container usage are sampled.")
 	fs.DurationVar(&o.QoSInterval, "qos-interval", o.QoSInterval, "How often the QoS strategies (suppression, burst, eviction, cgroup reconcile) run.")
 	fs.DurationVar(&o.ReportWarmup, "report-warmup", o.ReportWarmup, "Delay of the first NodeMetric report after start; later reports follow the NodeMetric's reportIntervalSeconds.")
@@ -136,6 +151,15 @@ func (o *Options) Validate() error {
 	}
 	if o.ProcRoot == "" {
 		errs = append(errs, errors.New("--proc-root: empty"))
+	}
+	if o.SysRoot == "" {
+		errs = append(errs, errors.New("--sys-root: empty"))
+	}
+	if o.KubeletRootDir == "" {
+		errs = append(errs, errors.New("--kubelet-root-dir: empty"))
+	}
+	if o.TopologyReportInterval < time.Second {
+		errs = append(errs, fmt.Errorf("--topology-report-interval: %s is shorter than 1s", o.TopologyReportInterval))
 	}
 	if !strings.HasPrefix(o.KubeletCgroupRoot, "/") {
 		errs = append(errs, fmt.Errorf("--kubelet-cgroup-root: %q must be an absolute cgroup path", o.KubeletCgroupRoot))

@@ -201,6 +201,8 @@ func installValues() []string {
 		"koordlet.image.repository=koord-dev/koordlet", "koordlet.image.tag=" + env.tag,
 		"scheduler.resources.requests.cpu=100m", "manager.resources.requests.cpu=100m",
 		"koordlet.features=",
+		// koordlet reads kubelet's CPU manager state under its root directory.
+		"koordlet.hostDirs.kubeletLibDir=" + env.node.KubeletRootDir(),
 	}
 	args := []string{"-f", filepath.Join(env.root, "charts", "koord", "ci", "koordinator-values.yaml")}
 	for _, s := range set {
@@ -216,6 +218,7 @@ func TestRealNode(t *testing.T) {
 		run  func(t *testing.T)
 	}{
 		{"helm install: the DaemonSet and Deployments become Ready", testInstall},
+		{"koordlet reports the machine's topology as the NodeResourceTopology", testNodeTopology},
 		{"with colocation on the node gets batch resources", testColocationOn},
 		// Before the LS burner: koord-scheduler's LoadAwareScheduling (usage threshold 65%) would keep the BE
 		// pod off a node already half busy.

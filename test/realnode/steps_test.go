@@ -29,13 +29,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	configv1alpha1 "github.com/koord-dev/koord/apis/config/v1alpha1"
 	"github.com/koord-dev/koord/apis/extension"
+	topologyv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/topology/v1alpha1"
+	"github.com/koord-dev/koord/pkg/koordlet/nodetopology"
 	"github.com/koord-dev/koord/test/realnode/node"
 )
 
@@ -63,6 +67,49 @@ func testInstall(t *testing.T) {
 	}
 	if _, err := env.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// testNodeTopology: koordlet in its pod (the chart's mounts) reports the NodeResourceTopology of the node, and
+// its CPU topology and NUMA zones are this machine's as /sys gives them.
+func testNodeTopology(t *testing.T) {
+	want, err := nodetopology.ReadTopology("/sys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nrt *topologyv1alpha1.NodeResourceTopology
+	err = wait.PollUntilContextTimeout(t.Context(), time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		got, err := env.koord.TopologyV1alpha1().NodeResourceTopologies().Get(ctx, node.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		nrt = got
+		return err == nil, err
+	})
+	if err != nil {
+		t.Fatalf("no NodeResourceTopology of node %s: %v", node.Name, err)
+	}
+	topo, err := extension.GetCPUTopology(nrt.Annotations)
+	if err != nil || topo == nil {
+		t.Fatalf("cpu-topology annotation %q: %v", nrt.Annotations[extension.AnnotationNodeCPUTopology], err)
+	}
+	if diff := cmp.Diff(want.CPUs, topo.Detail); diff != "" {
+		t.Errorf("reported CPU topology differs from /sys (-sys,+reported):\n%s", diff)
+	}
+	if len(nrt.Zones) != len(want.NUMANodes) {
+		t.Fatalf("%d zones, /sys has %d NUMA nodes", len(nrt.Zones), len(want.NUMANodes))
+	}
+	for i, n := range want.NUMANodes {
+		z := nrt.Zones[i]
+		var cpu int64
+		for _, r := range z.Resources {
+			if r.Name == string(corev1.ResourceCPU) {
+				cpu = r.Capacity.Value()
+			}
+		}
+		if z.Name != fmt.Sprintf("node-%d", n.ID) || cpu != int64(n.CPUs.Size()) {
+			t.Errorf("zone %d: %s with %d cpus; /sys has node %d with %d", i, z.Name, cpu, n.ID, n.CPUs.Size())
+		}
 	}
 }
 

@@ -56,12 +56,14 @@ const (
 //
 // Counter files are replaced by rename, so the agent never reads one half written.
 type host struct {
-	t     *testing.T
-	fs    *cgrouptest.FS
-	proc  string
-	cpus  int
-	busy  float64
-	start time.Time
+	t    *testing.T
+	fs   *cgrouptest.FS
+	proc string
+	// sys is the fake /sys (CPU and NUMA topology) and kubelet kubelet's root directory (no CPU manager state).
+	sys, kubelet string
+	cpus         int
+	busy         float64
+	start        time.Time
 
 	mu       sync.Mutex
 	counters []*cpuCounter
@@ -79,14 +81,17 @@ type cpuCounter struct {
 func newHost(t *testing.T, cfg nodeConfig) *host {
 	t.Helper()
 	h := &host{
-		t:     t,
-		fs:    cgrouptest.NewFS(t, cfg.version, cfg.driver, cgrouptest.WithCPUs(fmt.Sprintf("0-%d", cfg.cpus-1))),
-		proc:  t.TempDir(),
-		cpus:  cfg.cpus,
-		busy:  cfg.busyCores,
-		start: time.Now(),
+		t:       t,
+		fs:      cgrouptest.NewFS(t, cfg.version, cfg.driver, cgrouptest.WithCPUs(fmt.Sprintf("0-%d", cfg.cpus-1))),
+		proc:    t.TempDir(),
+		sys:     t.TempDir(),
+		kubelet: t.TempDir(),
+		cpus:    cfg.cpus,
+		busy:    cfg.busyCores,
+		start:   time.Now(),
 	}
 	h.setMemInfo(cfg.memory, cfg.memory-cfg.memUsedWithCache, cfg.memory-cfg.memUsed)
+	h.writeSysfs(cfg)
 	if err := h.writeCounters(); err != nil {
 		t.Fatal(err)
 	}
@@ -120,6 +125,29 @@ func newHost(t *testing.T, cfg nodeConfig) *host {
 		}
 	})
 	return h
+}
+
+// writeSysfs writes the machine's topology: cfg.cpus CPUs, one core each, on socket 0 and NUMA node 0 with
+// cfg.memory.
+func (h *host) writeSysfs(cfg nodeConfig) {
+	h.t.Helper()
+	write := func(path, content string) {
+		p := filepath.Join(h.sys, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			h.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	all := fmt.Sprintf("0-%d\n", cfg.cpus-1)
+	write("devices/system/cpu/online", all)
+	for i := range cfg.cpus {
+		write(fmt.Sprintf("devices/system/cpu/cpu%d/topology/physical_package_id", i), "0\n")
+		write(fmt.Sprintf("devices/system/cpu/cpu%d/topology/core_id", i), fmt.Sprintf("%d\n", i))
+	}
+	write("devices/system/node/node0/cpulist", all)
+	write("devices/system/node/node0/meminfo", fmt.Sprintf("Node 0 MemTotal:       %d kB\n", cfg.memory/1024))
 }
 
 // addCPU makes the CPU time of the cgroup dir grow at rate cores from now on.

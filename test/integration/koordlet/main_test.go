@@ -40,6 +40,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	topologyv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/topology/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordlet"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
 	"github.com/koord-dev/koord/test/testenv"
@@ -206,6 +207,8 @@ func (n *testNode) cleanUp() {
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.name}},
 		&slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: n.name}},
 		&slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: n.name}},
+		// Owned by the node, but no garbage collector runs here.
+		&topologyv1alpha1.NodeResourceTopology{ObjectMeta: metav1.ObjectMeta{Name: n.name}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n.name}},
 	} {
 		if err := c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
@@ -405,6 +408,10 @@ func startAgent(t *testing.T, cfg *rest.Config, n *testNode, gates ...string) *r
 	opts.NodeName = n.name
 	opts.CgroupRoot = n.host.fs.Root()
 	opts.ProcRoot = n.host.proc
+	opts.SysRoot = n.host.sys
+	opts.KubeletRootDir = n.host.kubelet
+	opts.KubeletConfig = ""
+	opts.TopologyReportInterval = time.Second
 	opts.ReportWarmup = agentReportWarmup
 	opts.MetricsBindAddress = "0"
 	opts.HealthProbeBindAddress = "0"

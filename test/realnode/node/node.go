@@ -138,6 +138,9 @@ func Start(ctx context.Context, opts Options) (_ *Node, retErr error) {
 	return n, nil
 }
 
+// KubeletRootDir is the kubelet's --root-dir.
+func (n *Node) KubeletRootDir() string { return n.path("kubelet") }
+
 func (n *Node) path(elem ...string) string {
 	return filepath.Join(append([]string{n.opts.Dir}, elem...)...)
 }

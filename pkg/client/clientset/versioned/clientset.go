@@ -27,6 +27,7 @@ import (
 	schedulingv1alpha1 "github.com/koord-dev/koord/pkg/client/clientset/versioned/typed/scheduling/v1alpha1"
 	schedulingsigsv1alpha1 "github.com/koord-dev/koord/pkg/client/clientset/versioned/typed/schedulingsigs/v1alpha1"
 	slov1alpha1 "github.com/koord-dev/koord/pkg/client/clientset/versioned/typed/slo/v1alpha1"
+	topologyv1alpha1 "github.com/koord-dev/koord/pkg/client/clientset/versioned/typed/topology/v1alpha1"
 	discovery "k8s.io/client-go/discovery"
 	rest "k8s.io/client-go/rest"
 	flowcontrol "k8s.io/client-go/util/flowcontrol"
@@ -39,6 +40,7 @@ type Interface interface {
 	SchedulingV1alpha1() schedulingv1alpha1.SchedulingV1alpha1Interface
 	SchedulingSigsV1alpha1() schedulingsigsv1alpha1.SchedulingSigsV1alpha1Interface
 	SloV1alpha1() slov1alpha1.SloV1alpha1Interface
+	TopologyV1alpha1() topologyv1alpha1.TopologyV1alpha1Interface
 }
 
 // Clientset contains the clients for groups.
@@ -49,6 +51,7 @@ type Clientset struct {
 	schedulingV1alpha1     *schedulingv1alpha1.SchedulingV1alpha1Client
 	schedulingSigsV1alpha1 *schedulingsigsv1alpha1.SchedulingSigsV1alpha1Client
 	sloV1alpha1            *slov1alpha1.SloV1alpha1Client
+	topologyV1alpha1       *topologyv1alpha1.TopologyV1alpha1Client
 }
 
 // ConfigV1alpha1 retrieves the ConfigV1alpha1Client
@@ -74,6 +77,11 @@ func (c *Clientset) SchedulingSigsV1alpha1() schedulingsigsv1alpha1.SchedulingSi
 // SloV1alpha1 retrieves the SloV1alpha1Client
 func (c *Clientset) SloV1alpha1() slov1alpha1.SloV1alpha1Interface {
 	return c.sloV1alpha1
+}
+
+// TopologyV1alpha1 retrieves the TopologyV1alpha1Client
+func (c *Clientset) TopologyV1alpha1() topologyv1alpha1.TopologyV1alpha1Interface {
+	return c.topologyV1alpha1
 }
 
 // Discovery retrieves the DiscoveryClient
@@ -140,6 +148,10 @@ func NewForConfigAndClient(c *rest.Config, httpClient *http.Client) (*Clientset,
 	if err != nil {
 		return nil, err
 	}
+	cs.topologyV1alpha1, err = topologyv1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
+	if err != nil {
+		return nil, err
+	}
 
 	cs.DiscoveryClient, err = discovery.NewDiscoveryClientForConfigAndClient(&configShallowCopy, httpClient)
 	if err != nil {
@@ -166,6 +178,7 @@ func New(c rest.Interface) *Clientset {
 	cs.schedulingV1alpha1 = schedulingv1alpha1.New(c)
 	cs.schedulingSigsV1alpha1 = schedulingsigsv1alpha1.New(c)
 	cs.sloV1alpha1 = slov1alpha1.New(c)
+	cs.topologyV1alpha1 = topologyv1alpha1.New(c)
 
 	cs.DiscoveryClient = discovery.NewDiscoveryClient(c)
 	return &cs

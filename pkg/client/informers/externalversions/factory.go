@@ -31,6 +31,7 @@ import (
 	scheduling "github.com/koord-dev/koord/pkg/client/informers/externalversions/scheduling"
 	schedulingsigs "github.com/koord-dev/koord/pkg/client/informers/externalversions/schedulingsigs"
 	slo "github.com/koord-dev/koord/pkg/client/informers/externalversions/slo"
+	topology "github.com/koord-dev/koord/pkg/client/informers/externalversions/topology"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -334,6 +335,7 @@ type SharedInformerFactory interface {
 	Scheduling() scheduling.Interface
 	SchedulingSigs() schedulingsigs.Interface
 	Slo() slo.Interface
+	Topology() topology.Interface
 }
 
 func (f *sharedInformerFactory) Config() config.Interface {
@@ -354,4 +356,8 @@ func (f *sharedInformerFactory) SchedulingSigs() schedulingsigs.Interface {
 
 func (f *sharedInformerFactory) Slo() slo.Interface {
 	return slo.New(f, f.namespace, f.tweakListOptions)
+}
+
+func (f *sharedInformerFactory) Topology() topology.Interface {
+	return topology.New(f, f.namespace, f.tweakListOptions)
 }

@@ -26,6 +26,7 @@ import (
 	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	schedulingsigsv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	topologyv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/topology/v1alpha1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	cache "k8s.io/client-go/tools/cache"
 )
@@ -85,6 +86,10 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Slo().V1alpha1().NodeMetrics().Informer()}, nil
 	case slov1alpha1.SchemeGroupVersion.WithResource("nodeslos"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Slo().V1alpha1().NodeSLOs().Informer()}, nil
+
+		// Group=topology.node.k8s.io, Version=v1alpha1
+	case topologyv1alpha1.SchemeGroupVersion.WithResource("noderesourcetopologies"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Topology().V1alpha1().NodeResourceTopologies().Informer()}, nil
 
 	}
 

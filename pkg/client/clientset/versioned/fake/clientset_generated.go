@@ -30,6 +30,8 @@ import (
 	fakeschedulingsigsv1alpha1 "github.com/koord-dev/koord/pkg/client/clientset/versioned/typed/schedulingsigs/v1alpha1/fake"
 	slov1alpha1 "github.com/koord-dev/koord/pkg/client/clientset/versioned/typed/slo/v1alpha1"
 	fakeslov1alpha1 "github.com/koord-dev/koord/pkg/client/clientset/versioned/typed/slo/v1alpha1/fake"
+	topologyv1alpha1 "github.com/koord-dev/koord/pkg/client/clientset/versioned/typed/topology/v1alpha1"
+	faketopologyv1alpha1 "github.com/koord-dev/koord/pkg/client/clientset/versioned/typed/topology/v1alpha1/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -126,4 +128,9 @@ func (c *Clientset) SchedulingSigsV1alpha1() schedulingsigsv1alpha1.SchedulingSi
 // SloV1alpha1 retrieves the SloV1alpha1Client
 func (c *Clientset) SloV1alpha1() slov1alpha1.SloV1alpha1Interface {
 	return &fakeslov1alpha1.FakeSloV1alpha1{Fake: &c.Fake}
+}
+
+// TopologyV1alpha1 retrieves the TopologyV1alpha1Client
+func (c *Clientset) TopologyV1alpha1() topologyv1alpha1.TopologyV1alpha1Interface {
+	return &faketopologyv1alpha1.FakeTopologyV1alpha1{Fake: &c.Fake}
 }
