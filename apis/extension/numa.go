@@ -254,3 +254,34 @@ func GetResourceStatus(annotations map[string]string) (*ResourceStatus, error) {
 func SetResourceStatus(obj metav1.Object, status *ResourceStatus) error {
 	return setJSONAnnotation(obj, AnnotationResourceStatus, status)
 }
+
+// Valid reports whether p is one of the known NUMA topology policies ("" included).
+func (p NUMATopologyPolicy) Valid() bool {
+	switch p {
+	case NUMATopologyPolicyNone, NUMATopologyPolicyBestEffort, NUMATopologyPolicyRestricted, NUMATopologyPolicySingleNUMANode:
+		return true
+	}
+	return false
+}
+
+// NUMATopologySpec is the value of AnnotationNUMATopologySpec.
+type NUMATopologySpec struct {
+	// NUMATopologyPolicy is the pod's NUMA topology policy; it overrides the node's label.
+	NUMATopologyPolicy NUMATopologyPolicy `json:"numaTopologyPolicy,omitempty"`
+	// SingleNUMANodeExclusive is Koordinator's preference against mixing single- and multi-NUMA pods on a
+	// NUMA node (Preferred or Required).
+	SingleNUMANodeExclusive string `json:"singleNUMANodeExclusive,omitempty"`
+}
+
+// validate checks the policy.
+func (s *NUMATopologySpec) validate() error {
+	if !s.NUMATopologyPolicy.Valid() {
+		return fmt.Errorf("numaTopologyPolicy: unsupported value %q (BestEffort, Restricted or SingleNUMANode)", s.NUMATopologyPolicy)
+	}
+	return nil
+}
+
+// GetNUMATopologySpec parses AnnotationNUMATopologySpec; nil and no error when it is missing.
+func GetNUMATopologySpec(annotations map[string]string) (*NUMATopologySpec, error) {
+	return getJSONAnnotation[NUMATopologySpec](annotations, AnnotationNUMATopologySpec)
+}

@@ -47,6 +47,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/defaultprebind"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/nodenumaresource"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/schedulinghint"
 )
@@ -96,6 +97,15 @@ var (
 	_ fwk.PreBindPlugin     = (*reservation.Plugin)(nil)
 	_ fwk.BindPlugin        = (*reservation.Plugin)(nil)
 	_ fwk.EnqueueExtensions = (*reservation.Plugin)(nil)
+
+	_ fwk.PreFilterPlugin   = (*nodenumaresource.Plugin)(nil)
+	_ fwk.FilterPlugin      = (*nodenumaresource.Plugin)(nil)
+	_ fwk.PreScorePlugin    = (*nodenumaresource.Plugin)(nil)
+	_ fwk.ScorePlugin       = (*nodenumaresource.Plugin)(nil)
+	_ fwk.ReservePlugin     = (*nodenumaresource.Plugin)(nil)
+	_ fwk.PreBindPlugin     = (*nodenumaresource.Plugin)(nil)
+	_ fwk.EnqueueExtensions = (*nodenumaresource.Plugin)(nil)
+	_ fwk.SignPlugin        = (*nodenumaresource.Plugin)(nil)
 )
 
 // Plugins returns the options that register every Koord plugin with kube-scheduler. The plugins of one call
@@ -109,6 +119,7 @@ func Plugins(opts ...plugins.Option) []app.Option {
 		app.WithPlugin(elasticquota.Name, elasticquota.NewFactory(informers, opts...)),
 		app.WithPlugin(coscheduling.Name, coscheduling.NewFactory(informers, opts...)),
 		app.WithPlugin(reservation.Name, reservation.NewFactory(informers, opts...)),
+		app.WithPlugin(nodenumaresource.Name, nodenumaresource.NewFactory(informers, opts...)),
 		app.WithPlugin(schedulinghint.Name, schedulinghint.NewFactory()),
 		app.WithPlugin(defaultprebind.Name, defaultprebind.New),
 	}

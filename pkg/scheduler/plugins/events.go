@@ -27,6 +27,7 @@ import (
 	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	schedsigsv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	topologyv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/topology/v1alpha1"
 )
 
 // The event resources of Koord's CRDs in kube-scheduler's queue. kube-scheduler watches a custom resource a
@@ -40,6 +41,8 @@ var (
 	// ClusterNetworkTopologyEvents are registered by Coscheduling only with awareNetworkTopology, so that a
 	// cluster without the CRD runs the rest.
 	ClusterNetworkTopologyEvents = EventResource(schedulingv1alpha1.SchemeGroupVersion.WithResource("clusternetworktopologies"))
+	// NodeResourceTopologyEvents are koordlet's reports of nodes' CPU topologies (topology.node.k8s.io).
+	NodeResourceTopologyEvents = EventResource(topologyv1alpha1.SchemeGroupVersion.WithResource("noderesourcetopologies"))
 )
 
 // EventResource is the name kube-scheduler's queue gives the events of the custom resource gvr.

@@ -32,7 +32,7 @@ import (
 )
 
 // TestKoordinatorChartConfig runs koord-scheduler with the configuration of Koordinator's v1.8 Helm chart
-// (without NodeNUMAResource and DeviceShare, which Koord does not have yet): it loads, and schedules a plain
+// (without DeviceShare, which Koord does not have yet): it loads, and schedules a plain
 // pod, a pod of a quota, a gang, and pods placed and scored by network topology.
 func TestKoordinatorChartConfig(t *testing.T) {
 	f := newFixture(t)

@@ -22,6 +22,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,13 +63,14 @@ const schedulerUser = "koord-scheduler-integration"
 
 // startScheduler starts koord-scheduler with the shipped configuration and role against the test apiserver.
 // It stops when the test ends. args override fields of plugins' args, by plugin name.
-func startScheduler(t *testing.T, args ...pluginArgs) {
+func startScheduler(t *testing.T, args ...pluginArgs) (stop func()) {
 	t.Helper()
-	startSchedulerWith(t, filepath.Join(env.RepoRoot, "config", "scheduler", "koord-scheduler-config.yaml"), args...)
+	return startSchedulerWith(t, filepath.Join(env.RepoRoot, "config", "scheduler", "koord-scheduler-config.yaml"), args...)
 }
 
-// startSchedulerWith is startScheduler with the configuration file at config.
-func startSchedulerWith(t *testing.T, config string, args ...pluginArgs) {
+// startSchedulerWith is startScheduler with the configuration file at config. The scheduler stops when the
+// test ends, or earlier when stop is called.
+func startSchedulerWith(t *testing.T, config string, args ...pluginArgs) (stop func()) {
 	t.Helper()
 	user, err := env.UserWithRoles(t.Context(), schedulerUser, filepath.Join("config", "rbac", "koord-scheduler", "role.yaml"),
 		"system:kube-scheduler", "system:volume-scheduler")
@@ -97,17 +99,22 @@ func startSchedulerWith(t *testing.T, config string, args ...pluginArgs) {
 		cancel()
 		t.Fatalf("start koord-scheduler: %v", err)
 	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-srv.Done():
-			if err := srv.Wait(); err != nil {
-				t.Errorf("koord-scheduler stopped with: %v", err)
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-srv.Done():
+				if err := srv.Wait(); err != nil {
+					t.Errorf("koord-scheduler stopped with: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Error("koord-scheduler did not stop within 30s")
 			}
-		case <-time.After(30 * time.Second):
-			t.Error("koord-scheduler did not stop within 30s")
-		}
-	})
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 // pluginArgs are fields of a plugin's args in a KubeSchedulerConfiguration.

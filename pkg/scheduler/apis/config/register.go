@@ -46,6 +46,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&CoschedulingArgs{},
 		&ReservationArgs{},
 		&SchedulingHintArgs{},
+		&NodeNUMAResourceArgs{},
 	)
 	return nil
 }

@@ -32,6 +32,7 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 	scheme.AddTypeDefaultingFunc(&CoschedulingArgs{}, func(obj interface{}) { SetObjectDefaults_CoschedulingArgs(obj.(*CoschedulingArgs)) })
 	scheme.AddTypeDefaultingFunc(&ElasticQuotaArgs{}, func(obj interface{}) { SetObjectDefaults_ElasticQuotaArgs(obj.(*ElasticQuotaArgs)) })
 	scheme.AddTypeDefaultingFunc(&LoadAwareSchedulingArgs{}, func(obj interface{}) { SetObjectDefaults_LoadAwareSchedulingArgs(obj.(*LoadAwareSchedulingArgs)) })
+	scheme.AddTypeDefaultingFunc(&NodeNUMAResourceArgs{}, func(obj interface{}) { SetObjectDefaults_NodeNUMAResourceArgs(obj.(*NodeNUMAResourceArgs)) })
 	scheme.AddTypeDefaultingFunc(&ReservationArgs{}, func(obj interface{}) { SetObjectDefaults_ReservationArgs(obj.(*ReservationArgs)) })
 	scheme.AddTypeDefaultingFunc(&SchedulingHintArgs{}, func(obj interface{}) { SetObjectDefaults_SchedulingHintArgs(obj.(*SchedulingHintArgs)) })
 	return nil
@@ -47,6 +48,10 @@ func SetObjectDefaults_ElasticQuotaArgs(in *ElasticQuotaArgs) {
 
 func SetObjectDefaults_LoadAwareSchedulingArgs(in *LoadAwareSchedulingArgs) {
 	SetDefaults_LoadAwareSchedulingArgs(in)
+}
+
+func SetObjectDefaults_NodeNUMAResourceArgs(in *NodeNUMAResourceArgs) {
+	SetDefaults_NodeNUMAResourceArgs(in)
 }
 
 func SetObjectDefaults_ReservationArgs(in *ReservationArgs) {

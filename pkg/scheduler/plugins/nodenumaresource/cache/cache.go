@@ -1,0 +1,263 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package cache holds the NodeNUMAResource plugin's state: each node's CPU topology and NUMA zones (from its
+// NodeResourceTopology) and the CPUs and NUMA resources given to pods (from their
+// scheduling.koordinator.sh/resource-status, or assumed by Reserve until the pod is seen with it).
+package cache
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/cpuset"
+
+	"github.com/koord-dev/koord/apis/extension"
+	topologyv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/topology/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/nodenumaresource/cpualloc"
+	"github.com/koord-dev/koord/pkg/util/quantity"
+)
+
+// Node is what a node offers: its topology, NUMA zones and the CPUs no pod may be bound to.
+type Node struct {
+	Topology *cpualloc.Topology
+	// Zones are the allocatable resources of each NUMA node.
+	Zones map[int]quantity.Amounts
+	// Unavailable are the CPUs kept from binding: kubelet's static allocations and reserved CPUs, and the
+	// node's reserved CPUs.
+	Unavailable cpuset.CPUSet
+	// KubeletStatic is set when kubelet runs the static CPU manager policy.
+	KubeletStatic bool
+	// Policy is the NUMA topology policy of the node's kubelet topology manager, from topologyPolicies
+	// (SingleNUMANodePodLevel and SingleNUMANodeContainerLevel are SingleNUMANode, and so on), as Koordinator
+	// maps them; the node's label overrides it.
+	Policy extension.NUMATopologyPolicy
+}
+
+// Allocation is what a pod was given on a node.
+type Allocation struct {
+	Node string
+	CPUs cpuset.CPUSet
+	// NUMA are the resources the pod holds on each NUMA node.
+	NUMA map[int]quantity.Amounts
+	// Exclusive is the pod's CPU exclusive policy.
+	Exclusive extension.CPUExclusivePolicy
+	// assumed is set from Reserve until the pod is seen bound with its resource-status.
+	assumed bool
+}
+
+// Cache is safe for concurrent use.
+type Cache struct {
+	mu     sync.RWMutex
+	nodes  map[string]*Node
+	allocs map[types.UID]*Allocation
+	// byNode indexes allocations.
+	byNode map[string]map[types.UID]*Allocation
+	// withPolicy counts the nodes with a NUMA topology policy.
+	withPolicy int
+}
+
+// New returns an empty cache.
+func New() *Cache {
+	return &Cache{nodes: map[string]*Node{}, allocs: map[types.UID]*Allocation{}, byNode: map[string]map[types.UID]*Allocation{}}
+}
+
+// NodeFromTopology builds a node from its NodeResourceTopology: the CPU topology annotation, the NUMA zones
+// (type Node, named node-<id>) and the CPUs kubelet and the node keep. It fails, saying what, when the CPU
+// topology annotation is missing or does not parse.
+func NodeFromTopology(nrt *topologyv1alpha1.NodeResourceTopology, node *corev1.Node) (*Node, error) {
+	info, err := extension.GetCPUTopology(nrt.Annotations)
+	if err != nil {
+		return nil, err
+	}
+	if info == nil || len(info.Detail) == 0 {
+		return nil, fmt.Errorf("annotation %s is missing", extension.AnnotationNodeCPUTopology)
+	}
+	topo, err := cpualloc.NewTopology(info.Detail)
+	if err != nil {
+		return nil, fmt.Errorf("annotation %s: %w", extension.AnnotationNodeCPUTopology, err)
+	}
+	n := &Node{Topology: topo, Zones: map[int]quantity.Amounts{}, Unavailable: cpuset.New()}
+	for _, p := range nrt.TopologyPolicies {
+		for _, known := range []extension.NUMATopologyPolicy{extension.NUMATopologyPolicySingleNUMANode, extension.NUMATopologyPolicyRestricted, extension.NUMATopologyPolicyBestEffort} {
+			if strings.HasPrefix(p, string(known)) {
+				n.Policy = known
+			}
+		}
+	}
+	for _, z := range nrt.Zones {
+		var id int
+		if z.Type != "Node" {
+			continue
+		}
+		if _, err := fmt.Sscanf(z.Name, "node-%d", &id); err != nil {
+			continue
+		}
+		amounts := quantity.Amounts{}
+		for _, r := range z.Resources {
+			amounts[corev1.ResourceName(r.Name)] = quantity.Value(corev1.ResourceName(r.Name), r.Allocatable)
+		}
+		n.Zones[id] = amounts
+	}
+	if allocs, err := extension.GetPodCPUAllocs(nrt.Annotations); err == nil {
+		for _, a := range allocs {
+			if ids, err := extension.ParseCPUSet(a.CPUSet); err == nil {
+				n.Unavailable = n.Unavailable.Union(cpuset.New(ids...))
+			}
+		}
+	}
+	if p, err := extension.GetKubeletCPUManagerPolicy(nrt.Annotations); err == nil && p != nil {
+		n.KubeletStatic = p.Policy == extension.KubeletCPUManagerPolicyStatic
+		if ids, err := extension.ParseCPUSet(p.ReservedCPUs); err == nil && n.KubeletStatic {
+			n.Unavailable = n.Unavailable.Union(cpuset.New(ids...))
+		}
+	}
+	if node != nil {
+		if r, err := extension.GetNodeReservation(node.Annotations); err == nil && r != nil && r.ReservedCPUs != "" {
+			if ids, err := extension.ParseCPUSet(r.ReservedCPUs); err == nil {
+				n.Unavailable = n.Unavailable.Union(cpuset.New(ids...))
+			}
+		}
+	}
+	return n, nil
+}
+
+// SetNode records the node name (nil forgets it).
+func (c *Cache) SetNode(name string, n *Node) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.nodes[name]; ok && old.Policy != extension.NUMATopologyPolicyNone {
+		c.withPolicy--
+	}
+	if n == nil {
+		delete(c.nodes, name)
+		return
+	}
+	if n.Policy != extension.NUMATopologyPolicyNone {
+		c.withPolicy++
+	}
+	c.nodes[name] = n
+}
+
+// AnyPolicy reports whether some node's topology has a NUMA topology policy.
+func (c *Cache) AnyPolicy() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.withPolicy > 0
+}
+
+// Node returns the node name, if its topology is known.
+func (c *Cache) Node(name string) (*Node, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	n, ok := c.nodes[name]
+	return n, ok
+}
+
+// Assume records what Reserve gave the pod.
+func (c *Cache) Assume(uid types.UID, a Allocation) {
+	a.assumed = true
+	c.set(uid, &a)
+}
+
+// SetBound records the allocation of a bound pod, as its resource-status says; it replaces an assumed one.
+func (c *Cache) SetBound(uid types.UID, a Allocation) {
+	c.set(uid, &a)
+}
+
+func (c *Cache) set(uid types.UID, a *Allocation) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forgetLocked(uid)
+	c.allocs[uid] = a
+	if c.byNode[a.Node] == nil {
+		c.byNode[a.Node] = map[types.UID]*Allocation{}
+	}
+	c.byNode[a.Node][uid] = a
+}
+
+// Forget drops the pod's allocation.
+func (c *Cache) Forget(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forgetLocked(uid)
+}
+
+// ForgetAssumed drops the pod's allocation if it is still only assumed (Unreserve).
+func (c *Cache) ForgetAssumed(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.allocs[uid]; ok && a.assumed {
+		c.forgetLocked(uid)
+	}
+}
+
+func (c *Cache) forgetLocked(uid types.UID) {
+	a, ok := c.allocs[uid]
+	if !ok {
+		return
+	}
+	delete(c.allocs, uid)
+	delete(c.byNode[a.Node], uid)
+	if len(c.byNode[a.Node]) == 0 {
+		delete(c.byNode, a.Node)
+	}
+}
+
+// Usage is what the pods on a node hold.
+type Usage struct {
+	// CPUs are the CPUs bound to pods.
+	CPUs cpuset.CPUSet
+	// NUMA are the resources held on each NUMA node.
+	NUMA map[int]quantity.Amounts
+	// Held are the cores of PCPULevel pods and the NUMA nodes of NUMANodeLevel pods.
+	Held cpualloc.Exclusive
+}
+
+// Usage returns what the pods on node hold, skipping the pod skip (a pod being scheduled again).
+func (c *Cache) Usage(node string, n *Node, skip types.UID) Usage {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	u := Usage{CPUs: cpuset.New(), NUMA: map[int]quantity.Amounts{}, Held: cpualloc.Exclusive{Cores: map[int]bool{}, Nodes: map[int]bool{}}}
+	for uid, a := range c.byNode[node] {
+		if uid == skip {
+			continue
+		}
+		u.CPUs = u.CPUs.Union(a.CPUs)
+		for id, amounts := range a.NUMA {
+			if u.NUMA[id] == nil {
+				u.NUMA[id] = quantity.Amounts{}
+			}
+			u.NUMA[id].Add(amounts)
+		}
+		for _, cpu := range a.CPUs.UnsortedList() {
+			info, ok := n.Topology.CPU(cpu)
+			if !ok {
+				continue
+			}
+			switch a.Exclusive {
+			case extension.CPUExclusivePolicyPCPULevel:
+				u.Held.Cores[info.Core] = true
+			case extension.CPUExclusivePolicyNUMANodeLevel:
+				u.Held.Nodes[info.Node] = true
+			}
+		}
+	}
+	return u
+}
