@@ -162,7 +162,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 		return nil, fmt.Errorf("register QoS metrics: %w", err)
 	}
 	a.qos = qosmanager.New(strategies, a.informer, a.cache, qosmanager.WithMetrics(qosMetrics),
-		qosmanager.WithMaxSampleAge(3*opts.CollectInterval))
+		qosmanager.WithMaxSampleAge(3*opts.CollectInterval),
+		qosmanager.WithKubeletCPUs(nodetopology.NewKubeletPinned(opts.KubeletRootDir).Pinned))
 	return a, nil
 }
 

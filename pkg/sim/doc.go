@@ -67,6 +67,14 @@ limitations under the License.
 // counted once, whatever the round interval (the pretended Options.History is not counted). The NodeSLO and pod set in force at a round apply to the whole window a report covers: a
 // threshold change shows in the aggregates at once, as if it had always been in force.
 //
+// # Topology
+//
+// With the NodeTopologyReport gate, each node also reports its NodeResourceTopology, as koordlet would
+// (nodetopology.Build), from a synthetic CPU topology: the node annotation sim.koord.dev/cpu-topology
+// (AnnotationCPUTopology, "<sockets>x<cores per socket>x<threads per core>") or one socket of 2 threads per
+// core; the shared pools follow the LSE and LSR pods' resource-status. It is written with each NodeMetric report,
+// when it changed.
+//
 // # Time
 //
 // Clock is simulated time: a start and a Speed (1 is real time, 60 a simulated minute per second) over a base

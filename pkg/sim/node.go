@@ -34,6 +34,7 @@ import (
 	"github.com/koord-dev/koord/apis/configuration"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
+	"github.com/koord-dev/koord/pkg/koordlet/nodetopology"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/memoryevict"
 	"github.com/koord-dev/koord/pkg/koordlet/reporter"
@@ -115,7 +116,8 @@ type simNode struct {
 	view        *nodeView
 	src         *Source
 	report      *reporter.Reporter
-	evict       *memoryevict.Strategy // nil when the BEMemoryEvict gate is off
+	topology    *nodetopology.Reporter // nil when the NodeTopologyReport gate is off
+	evict       *memoryevict.Strategy  // nil when the BEMemoryEvict gate is off
 	annotations *qosmanager.AnnotationReporter
 	threshold   qosmanager.LastGood[slov1alpha1.ResourceThresholdStrategy]
 
@@ -151,6 +153,9 @@ func (c *Cluster) newNode(name string, now time.Time) *simNode {
 	n.counted = now.UnixNano() - 1
 	n.report = reporter.New(c.koord, name, n.src, n.view, reporter.WithClock(c.clock), reporter.WithWarmUp(0),
 		reporter.WithStampClock(c.clock.base))
+	if c.opts.Features.NodeTopologyReport {
+		n.topology = nodetopology.NewReporter(c.koord, name, topologySource{view: n.view}, n.view)
+	}
 	recorder := c.recorder(name)
 	n.annotations = qosmanager.NewAnnotationReporter(recorder)
 	if c.opts.Features.BEMemoryEvict {
@@ -243,6 +248,10 @@ func (n *simNode) round(ctx context.Context) time.Time {
 				lastReport = now
 				c.opts.Metrics.reports.WithLabelValues(ResultSuccess).Inc()
 				n.logProblem(logger, "report", nil, "")
+			}
+			if n.topology != nil {
+				// The NodeResourceTopology follows at the NodeMetric's pace (written only when it changed).
+				n.logProblem(logger, "topology", n.topology.ReportOnce(nodeCtx), "Could not report the NodeResourceTopology")
 			}
 			// The interval is wall time, as koord-scheduler reads it against the wall-clock updateTime (a
 			// pod placed less than an interval before a report may be missing from it): at speed S the next

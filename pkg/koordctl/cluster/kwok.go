@@ -35,6 +35,8 @@ import (
 	nodefast "sigs.k8s.io/kwok/kustomize/stage/node/fast"
 	nodeheartbeat "sigs.k8s.io/kwok/kustomize/stage/node/heartbeat-with-lease"
 	podfast "sigs.k8s.io/kwok/kustomize/stage/pod/fast"
+
+	"github.com/koord-dev/koord/pkg/sim"
 )
 
 // Fake nodes.
@@ -131,6 +133,8 @@ func NodeName(i int) string { return NodeNamePrefix + strconv.Itoa(i) }
 
 // FakeNode returns fake node i as the cluster creates it: labelled for KWOK, with the capacity given (also its
 // allocatable) and a pod CIDR of its own, 10.<1+i/256>.<i%256>.0/24, so that KWOK hands every pod a distinct IP.
+// A node with a multiple of 4 CPUs has 2 sockets (one NUMA node each) of 2 threads per core, which the
+// simulated agent reports as its NodeResourceTopology.
 func FakeNode(i int, cpu, memory resource.Quantity, pods int64) *corev1.Node {
 	name := NodeName(i)
 	list := corev1.ResourceList{
@@ -140,6 +144,13 @@ func FakeNode(i int, cpu, memory resource.Quantity, pods int64) *corev1.Node {
 		corev1.ResourceEphemeralStorage: resource.MustParse("500Gi"),
 	}
 	cidr := fmt.Sprintf("10.%d.%d.0/24", 1+i/256, i%256)
+	annotations := map[string]string{
+		"kwok.x-k8s.io/node":           "fake",
+		"node.alpha.kubernetes.io/ttl": "0",
+	}
+	if n := cpu.Value(); n >= 4 && n%4 == 0 {
+		annotations[sim.AnnotationCPUTopology] = fmt.Sprintf("2x%dx2", n/4)
+	}
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name,
@@ -149,10 +160,7 @@ func FakeNode(i int, cpu, memory resource.Quantity, pods int64) *corev1.Node {
 				corev1.LabelOSStable:   "linux",
 				corev1.LabelArchStable: "amd64",
 			},
-			Annotations: map[string]string{
-				"kwok.x-k8s.io/node":           "fake",
-				"node.alpha.kubernetes.io/ttl": "0",
-			},
+			Annotations: annotations,
 		},
 		Spec: corev1.NodeSpec{PodCIDR: cidr, PodCIDRs: []string{cidr}},
 		Status: corev1.NodeStatus{

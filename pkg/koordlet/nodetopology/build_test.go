@@ -149,3 +149,38 @@ func TestReadKubeletCPUState(t *testing.T) {
 		t.Error("a malformed checkpoint was accepted")
 	}
 }
+
+func TestKubeletPinned(t *testing.T) {
+	dir := t.TempDir()
+	k := NewKubeletPinned(dir)
+	if got, err := k.Pinned(); err != nil || got != nil {
+		t.Fatalf("without a checkpoint: %v, %v; want none", got, err)
+	}
+	path := filepath.Join(dir, "cpu_manager_state")
+	if err := os.WriteFile(path, []byte(`{"policyName":"static","defaultCpuSet":"0,3","entries":{"u1":{"a":"1","b":"2"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := k.Pinned()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[types.UID]string{"u1": "1-2"}, stringsOf(got)); diff != "" {
+		t.Errorf("pinned (-want,+got):\n%s", diff)
+	}
+	// A broken checkpoint keeps the last good answer, with the error.
+	if err := os.WriteFile(path, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err = k.Pinned()
+	if err == nil || stringsOf(got)["u1"] != "1-2" {
+		t.Errorf("after a broken checkpoint: %v, %v; want the last answer and an error", got, err)
+	}
+}
+
+func stringsOf(m map[types.UID]cpuset.CPUSet) map[types.UID]string {
+	out := map[types.UID]string{}
+	for k, v := range m {
+		out[k] = v.String()
+	}
+	return out
+}

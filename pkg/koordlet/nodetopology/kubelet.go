@@ -22,7 +22,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"sync"
+	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/cpuset"
 	"sigs.k8s.io/yaml"
 )
@@ -135,4 +139,54 @@ func (s *KubeletCPUState) topologyPolicy() string {
 		return "SingleNUMANode" + level
 	}
 	return "None"
+}
+
+// KubeletPinned reads the CPUs kubelet's static CPU manager pinned pods to from its checkpoint
+// (<rootDir>/cpu_manager_state), re-reading the file only when it changed.
+type KubeletPinned struct {
+	path string
+
+	mu      sync.Mutex
+	modTime time.Time
+	size    int64
+	pinned  map[types.UID]cpuset.CPUSet
+}
+
+// NewKubeletPinned returns the reader of kubelet's checkpoint under rootDir.
+func NewKubeletPinned(rootDir string) *KubeletPinned {
+	return &KubeletPinned{path: rootDir + "/cpu_manager_state"}
+}
+
+// Pinned returns the union of each pod's containers' exclusive CPUs, by pod UID: none without a checkpoint
+// (no static policy). A checkpoint that does not parse is an error; the last good answer is returned with it.
+func (k *KubeletPinned) Pinned() (map[types.UID]cpuset.CPUSet, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	info, err := os.Stat(k.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		k.pinned, k.modTime, k.size = nil, time.Time{}, 0
+		return nil, nil
+	}
+	if err != nil {
+		return k.pinned, fmt.Errorf("reading kubelet's CPU manager state: %w", err)
+	}
+	if info.ModTime().Equal(k.modTime) && info.Size() == k.size {
+		return k.pinned, nil
+	}
+	s, err := ReadKubeletCPUState("", filepath.Dir(k.path))
+	if err != nil {
+		return k.pinned, err
+	}
+	pinned := map[types.UID]cpuset.CPUSet{}
+	for uid, containers := range s.Entries {
+		cpus := cpuset.New()
+		for _, c := range containers {
+			cpus = cpus.Union(c)
+		}
+		if !cpus.IsEmpty() {
+			pinned[types.UID(uid)] = cpus
+		}
+	}
+	k.pinned, k.modTime, k.size = pinned, info.ModTime(), info.Size()
+	return pinned, nil
 }

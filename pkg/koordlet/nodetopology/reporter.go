@@ -43,7 +43,12 @@ type Inputs interface {
 	Pods() []*corev1.Pod
 }
 
-// Paths are where the reporter reads the host.
+// Source gives the node's topology and kubelet's CPU state.
+type Source interface {
+	Read() (*Topology, *KubeletCPUState, error)
+}
+
+// Paths are where the reporter reads the host: a Source.
 type Paths struct {
 	// SysRoot is the host's /sys.
 	SysRoot string
@@ -52,19 +57,32 @@ type Paths struct {
 	KubeletConfig, KubeletRootDir string
 }
 
-// Reporter keeps the node's NodeResourceTopology in line with the host.
+// Read reads the topology under SysRoot and kubelet's files.
+func (p Paths) Read() (*Topology, *KubeletCPUState, error) {
+	topo, err := ReadTopology(p.SysRoot)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the CPU topology: %w", err)
+	}
+	kubelet, err := ReadKubeletCPUState(p.KubeletConfig, p.KubeletRootDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return topo, kubelet, nil
+}
+
+// Reporter keeps the node's NodeResourceTopology in line with its source.
 type Reporter struct {
 	client   versioned.Interface
 	nodeName string
-	paths    Paths
+	source   Source
 	in       Inputs
 	// logged is the last error logged, so that a lasting problem is logged once.
 	logged string
 }
 
 // NewReporter returns a reporter of the node nodeName.
-func NewReporter(client versioned.Interface, nodeName string, paths Paths, in Inputs) *Reporter {
-	return &Reporter{client: client, nodeName: nodeName, paths: paths, in: in}
+func NewReporter(client versioned.Interface, nodeName string, source Source, in Inputs) *Reporter {
+	return &Reporter{client: client, nodeName: nodeName, source: source, in: in}
 }
 
 // Run reports at once and then every interval (DefaultInterval when not positive) until ctx ends. A failure is
@@ -102,11 +120,7 @@ func (r *Reporter) ReportOnce(ctx context.Context) error {
 	if node == nil {
 		return fmt.Errorf("node %s is not known yet", r.nodeName)
 	}
-	topo, err := ReadTopology(r.paths.SysRoot)
-	if err != nil {
-		return fmt.Errorf("read the CPU topology: %w", err)
-	}
-	kubelet, err := ReadKubeletCPUState(r.paths.KubeletConfig, r.paths.KubeletRootDir)
+	topo, kubelet, err := r.source.Read()
 	if err != nil {
 		return err
 	}

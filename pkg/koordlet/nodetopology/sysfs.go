@@ -177,3 +177,25 @@ func readMemTotal(path string) (int64, error) {
 	}
 	return 0, sc.Err()
 }
+
+// Synthetic returns the topology of a machine of sockets × coresPerSocket × threads CPUs, one NUMA node per
+// socket with memoryPerNode bytes, numbered as Linux numbers them: the first thread of every core, then the
+// second, and so on (so CPU n and n+cores are siblings). The simulator reports it for simulated nodes.
+func Synthetic(sockets, coresPerSocket, threads int, memoryPerNode int64) *Topology {
+	cores := sockets * coresPerSocket
+	t := &Topology{}
+	nodeCPUs := make([][]int, sockets)
+	for th := range threads {
+		for core := range cores {
+			id := th*cores + core
+			s := core / coresPerSocket
+			t.CPUs = append(t.CPUs, extension.CPUInfo{ID: int32(id), Core: int32(core), Socket: int32(s), Node: int32(s)})
+			nodeCPUs[s] = append(nodeCPUs[s], id)
+		}
+	}
+	slices.SortFunc(t.CPUs, func(a, b extension.CPUInfo) int { return cmp.Compare(a.ID, b.ID) })
+	for s, ids := range nodeCPUs {
+		t.NUMANodes = append(t.NUMANodes, NUMANode{ID: int32(s), CPUs: cpuset.New(ids...), MemoryBytes: memoryPerNode})
+	}
+	return t
+}

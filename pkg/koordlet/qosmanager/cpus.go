@@ -59,10 +59,11 @@ type CPUPools struct {
 func (p CPUPools) BEEligible() cpuset.CPUSet { return p.Shared.Union(p.LSR) }
 
 // SplitCPUs splits nodeCPUs into pools from the cpusets the scheduler wrote in the LSE and LSR pods'
-// scheduling.koordinator.sh/resource-status and the node's reservation annotation; CPUs outside nodeCPUs are
+// scheduling.koordinator.sh/resource-status and the node's reservation annotation, with the CPUs kubelet's
+// static CPU manager pinned pods to (kubeletExclusive) in no pool; CPUs outside nodeCPUs are
 // ignored. A pod or node whose annotation cannot be parsed is left out and named in the returned error; the
 // pools are still computed from the rest.
-func SplitCPUs(node *corev1.Node, pods []*corev1.Pod, nodeCPUs cpuset.CPUSet) (CPUPools, error) {
+func SplitCPUs(node *corev1.Node, pods []*corev1.Pod, nodeCPUs, kubeletExclusive cpuset.CPUSet) (CPUPools, error) {
 	var errs []error
 	lse, lsr := cpuset.New(), cpuset.New()
 	for _, pod := range pods {
@@ -108,6 +109,6 @@ func SplitCPUs(node *corev1.Node, pods []*corev1.Pod, nodeCPUs cpuset.CPUSet) (C
 		LSE:      lse,
 		LSR:      lsr,
 		Reserved: reserved,
-		Shared:   nodeCPUs.Difference(lse).Difference(lsr).Difference(reserved),
+		Shared:   nodeCPUs.Difference(lse).Difference(lsr).Difference(reserved).Difference(kubeletExclusive),
 	}, errors.Join(errs...)
 }

@@ -22,8 +22,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/cpuset"
 
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordlet/metriccache"
@@ -82,6 +84,18 @@ type State struct {
 	Now time.Time
 	// MaxSampleAge is how old the newest sample of a series may be to count as current (see Latest).
 	MaxSampleAge time.Duration
+	// KubeletCPUs are the CPUs kubelet's static CPU manager pinned pods to, by pod UID (nil when it pins
+	// none): Koord never changes those pods' cpusets, and keeps every other pod off those CPUs.
+	KubeletCPUs map[types.UID]cpuset.CPUSet
+}
+
+// KubeletExclusive returns the union of KubeletCPUs.
+func (s *State) KubeletExclusive() cpuset.CPUSet {
+	out := cpuset.New()
+	for _, c := range s.KubeletCPUs {
+		out = out.Union(c)
+	}
+	return out
 }
 
 // Manager runs the strategies every interval. Create it with New.
@@ -92,6 +106,7 @@ type Manager struct {
 	clock        clock.WithTicker
 	metrics      *Metrics
 	maxSampleAge time.Duration
+	kubeletCPUs  func() (map[types.UID]cpuset.CPUSet, error)
 
 	// waitLogged is set once the wait for the node and NodeSLO has been logged.
 	waitLogged bool
@@ -110,6 +125,13 @@ type config struct {
 	clock        clock.WithTicker
 	metrics      *Metrics
 	maxSampleAge time.Duration
+	kubeletCPUs  func() (map[types.UID]cpuset.CPUSet, error)
+}
+
+// WithKubeletCPUs sets where State.KubeletCPUs come from (kubelet's CPU manager checkpoint); an error leaves
+// them empty for the round and is logged like a strategy's.
+func WithKubeletCPUs(f func() (map[types.UID]cpuset.CPUSet, error)) Option {
+	return func(o *config) { o.kubeletCPUs = f }
 }
 
 // Option configures a Manager.
@@ -147,6 +169,7 @@ func New(strategies []Strategy, inputs Inputs, metrics MetricReader, opts ...Opt
 		clock:        o.clock,
 		metrics:      o.metrics,
 		maxSampleAge: o.maxSampleAge,
+		kubeletCPUs:  o.kubeletCPUs,
 		logged:       map[loggedError]time.Time{},
 	}
 }
@@ -205,6 +228,13 @@ func (m *Manager) RunOnce(ctx context.Context) {
 		Metrics:      m.reader,
 		Now:          m.clock.Now(),
 		MaxSampleAge: m.maxSampleAge,
+	}
+	if m.kubeletCPUs != nil {
+		cpus, err := m.kubeletCPUs()
+		if err != nil {
+			m.logError(logger, "kubelet-cpu-state", err, state.Now)
+		}
+		state.KubeletCPUs = cpus
 	}
 	for _, s := range m.strategies {
 		name := s.Name()

@@ -226,19 +226,25 @@ func grows(cur, target int64) bool {
 	}
 }
 
-// reconcileCPUSets pins LSE and LSR containers to their scheduled CPUs and LS containers to the shared pool.
-// BE containers belong to cpusuppress; LSE and LSR pods without a scheduled cpuset and other classes are left
-// alone.
+// reconcileCPUSets pins LSE and LSR containers to their scheduled CPUs (and unsets their CFS quota, pod and
+// containers, as Koordinator does) and LS containers to the shared pool, which leaves out the CPUs kubelet's
+// static CPU manager pinned pods to; those pods are left alone. BE containers belong to cpusuppress; LSE and
+// LSR pods without a scheduled cpuset and other classes are left alone.
 func (s *Strategy) reconcileCPUSets(ctx context.Context, st *qosmanager.State) error {
 	nodeCPUs, err := s.nodeCPUs(ctx)
 	if err != nil {
 		return err
 	}
-	pools, poolErr := qosmanager.SplitCPUs(st.Node, st.Pods, nodeCPUs)
+	pools, poolErr := qosmanager.SplitCPUs(st.Node, st.Pods, nodeCPUs, st.KubeletExclusive())
 	errs := []error{poolErr}
 	l := s.cg.Layout()
 	for _, pod := range st.Pods {
+		if _, pinned := st.KubeletCPUs[pod.UID]; pinned {
+			// kubelet's static CPU manager owns this pod's cpuset.
+			continue
+		}
 		var cpus cpuset.CPUSet
+		bound := false
 		switch qosmanager.PodQoS(pod) {
 		case extension.QoSLSE, extension.QoSLSR:
 			status, err := extension.GetResourceStatus(pod.Annotations)
@@ -251,6 +257,7 @@ func (s *Strategy) reconcileCPUSets(ctx context.Context, st *qosmanager.State) e
 				continue
 			}
 			cpus = cpuset.New(ids...).Intersection(nodeCPUs)
+			bound = true
 		case extension.QoSLS:
 			cpus = pools.Shared
 		default:
@@ -261,14 +268,28 @@ func (s *Strategy) reconcileCPUSets(ctx context.Context, st *qosmanager.State) e
 			continue
 		}
 		kubeQoS := extension.GetKubeQoSClass(pod)
+		keep := func(err error) {
+			if err != nil && !errors.Is(err, cgroup.ErrNotFound) && !errors.Is(err, cgroup.ErrNotSupported) {
+				errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
+			}
+		}
+		if bound {
+			// A pod bound to whole CPUs is not throttled below them, as Koordinator unsets its CPU quota: the
+			// pod's cgroup first (a child may not exceed its parent on cgroup v1).
+			_, err := s.cg.SetCFSQuota(ctx, l.PodDir(kubeQoS, pod.UID), Unlimited)
+			keep(err)
+		}
 		for _, c := range qosmanager.Containers(pod) {
 			dir, err := l.ContainerDir(kubeQoS, pod.UID, c.Status.ContainerID)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
 				continue
 			}
-			if _, err := s.cg.SetCPUSet(ctx, dir, cpus); err != nil && !errors.Is(err, cgroup.ErrNotFound) && !errors.Is(err, cgroup.ErrNotSupported) {
-				errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
+			_, err = s.cg.SetCPUSet(ctx, dir, cpus)
+			keep(err)
+			if bound {
+				_, err := s.cg.SetCFSQuota(ctx, dir, Unlimited)
+				keep(err)
 			}
 		}
 	}

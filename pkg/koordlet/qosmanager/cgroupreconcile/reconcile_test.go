@@ -25,8 +25,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
+	"k8s.io/utils/cpuset"
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
@@ -276,6 +278,57 @@ func BenchmarkReconcile(b *testing.B) {
 			for b.Loop() {
 				if err := s.Run(ctx, st); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestCPUSetAllocatorWithKubelet: a pod kubelet's static CPU manager pinned keeps its cpuset, the LS pool
+// leaves its CPUs out, and pods bound to CPUs by the scheduler lose their CFS quota, pod and containers.
+func TestCPUSetAllocatorWithKubelet(t *testing.T) {
+	for _, l := range layouts {
+		t.Run(fmt.Sprintf("%s/%s", l.v, l.d), func(t *testing.T) {
+			fs := cgrouptest.NewFS(t, l.v, l.d)
+			cg := cgroup.NewManager(fs.Layout())
+			lsr := qostest.Pod("lsr", qostest.QoS(extension.QoSLSR), qostest.KubeQoS(corev1.PodQOSGuaranteed),
+				qostest.CPUSet("2-3"), qostest.Container("r", "containerd://r", nil, nil))
+			ls := qostest.Pod("ls", qostest.QoS(extension.QoSLS), qostest.KubeQoS(corev1.PodQOSBurstable),
+				qostest.Container("s", "containerd://s", nil, nil))
+			// A Guaranteed LS pod that kubelet pinned to 4-5.
+			pinned := qostest.Pod("pinned", qostest.QoS(extension.QoSLS), qostest.KubeQoS(corev1.PodQOSGuaranteed),
+				qostest.Container("p", "containerd://p", nil, nil))
+			dirs := map[string]string{}
+			for _, p := range []*corev1.Pod{lsr, ls, pinned} {
+				dirs[p.Name] = fs.AddContainer(p.Status.QOSClass, p.UID, p.Status.ContainerStatuses[0].ContainerID)
+			}
+			fs.WriteFile(dirs["pinned"], "cpuset.cpus", "4-5")
+			lsrPod := fs.Layout().PodDir(corev1.PodQOSGuaranteed, lsr.UID)
+			for _, dir := range []string{lsrPod, dirs["lsr"]} {
+				if l.v == cgroup.V1 {
+					fs.WriteFile(dir, "cpu.cfs_quota_us", "200000")
+				} else {
+					fs.WriteFile(dir, "cpu.max", "200000 100000")
+				}
+			}
+
+			s := New(cg, Features{CPUSetAllocator: true})
+			_, ctx := ktesting.NewTestContext(t)
+			st := qostest.State(qostest.Node("8", "16Gi"), qostest.NodeSLO(slov1alpha1.NodeSLOSpec{}), qostest.Cache(), lsr, ls, pinned)
+			st.KubeletCPUs = map[types.UID]cpuset.CPUSet{pinned.UID: cpuset.New(4, 5)}
+			if err := s.Run(ctx, st); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for name, dir := range dirs {
+				got[name] = fs.ReadFile(dir, "cpuset.cpus")
+			}
+			if diff := cmp.Diff(map[string]string{"lsr": "2-3", "ls": "0-1,6-7", "pinned": "4-5"}, got); diff != "" {
+				t.Errorf("container cpusets (-want,+got):\n%s", diff)
+			}
+			for _, dir := range []string{lsrPod, dirs["lsr"]} {
+				if q := readKnobs(t, cg, dir).Quota; q != Unlimited {
+					t.Errorf("%s: CFS quota %d, want unlimited for a pod bound to CPUs", dir, q)
 				}
 			}
 		})

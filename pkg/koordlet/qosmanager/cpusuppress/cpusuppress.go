@@ -173,7 +173,7 @@ func (s *Strategy) applyCPUSet(ctx context.Context, st *qosmanager.State, in Inp
 	if err != nil {
 		return err
 	}
-	pools, poolErr := qosmanager.SplitCPUs(st.Node, st.Pods, nodeCPUs)
+	pools, poolErr := qosmanager.SplitCPUs(st.Node, st.Pods, nodeCPUs, st.KubeletExclusive())
 	eligible := pools.BEEligible()
 	if eligible.IsEmpty() {
 		return errors.Join(poolErr, fmt.Errorf("no CPU left for BE pods: all of %s are LSE or reserved", nodeCPUs))
@@ -334,7 +334,7 @@ func (s *Strategy) restore(ctx context.Context, st *qosmanager.State, policy slo
 		if err != nil {
 			return fmt.Errorf("restore the BE cpuset: %w", err)
 		}
-		pools, poolErr := qosmanager.SplitCPUs(st.Node, st.Pods, nodeCPUs)
+		pools, poolErr := qosmanager.SplitCPUs(st.Node, st.Pods, nodeCPUs, st.KubeletExclusive())
 		eligible := pools.BEEligible()
 		if eligible.IsEmpty() {
 			return errors.Join(poolErr, fmt.Errorf("restore the BE cpuset: no CPU left for BE pods in %s", nodeCPUs))

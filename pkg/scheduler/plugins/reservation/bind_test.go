@@ -192,7 +192,8 @@ func TestFrameworkBind(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := utiltesting.MakePod("p").Req(utiltesting.Resources("cpu", "1")).Obj()
-	env := plugintest.New(t, plugintest.WithObjects(reservePod, other, pending))
+	// The node exists: the controller, which runs here, fails a Reservation placed on a node that is gone.
+	env := plugintest.New(t, plugintest.WithObjects(reservePod, other, pending, utiltesting.MakeNode("n1").Obj()))
 	var plugin *Plugin
 	args := plugintest.Args[config.ReservationArgs, configv1.ReservationArgs](t, nil)
 	fw := env.Framework(t, "koord-scheduler",
