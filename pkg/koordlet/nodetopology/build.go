@@ -27,11 +27,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/cpuset"
 
 	"github.com/koord-dev/koord/apis/extension"
 	topologyv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/topology/v1alpha1"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 )
 
 // ZoneTypeNode is the zone type of a NUMA node, and zoneName names the zone of NUMA node id, as Koordinator
@@ -77,35 +77,18 @@ func Build(topo *Topology, kubelet *KubeletCPUState, node *corev1.Node, pods []*
 		info[int(c.ID)] = c
 	}
 
-	// kubelet's exclusive CPUs, of pods Koord does not bind.
+	// kubelet's exclusive CPUs, of pods Koord does not bind (the QoS label only, as Koordinator: a pod without
+	// one is kubelet's to pin, unless the scheduler bound it).
 	koordBound := map[string]bool{}
-	lse, lsr := cpuset.New(), cpuset.New()
-	for _, pod := range pods {
-		// The QoS label only, as Koordinator: a pod without one is kubelet's to pin.
-		qos := extension.GetPodQoSClassRaw(pod)
-		if qos == extension.QoSLS || qos == extension.QoSBE {
-			koordBound[string(pod.UID)] = true
-		}
-		status, err := extension.GetResourceStatus(pod.Annotations)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
-			continue
-		}
-		if status == nil || status.CPUSet == "" {
-			continue
-		}
-		ids, _ := status.CPUs()
-		koordBound[string(pod.UID)] = true
-		switch qos {
-		case extension.QoSLSE:
-			lse = lse.Union(cpuset.New(ids...))
-		case extension.QoSLSR:
-			lsr = lsr.Union(cpuset.New(ids...))
-		}
-	}
 	podsByUID := map[string]*corev1.Pod{}
 	for _, pod := range pods {
 		podsByUID[string(pod.UID)] = pod
+		if qos := extension.GetPodQoSClassRaw(pod); qos == extension.QoSLS || qos == extension.QoSBE {
+			koordBound[string(pod.UID)] = true
+		}
+		if status, err := extension.GetResourceStatus(pod.Annotations); err == nil && status != nil && status.CPUSet != "" {
+			koordBound[string(pod.UID)] = true
+		}
 	}
 	var allocs extension.PodCPUAllocs
 	kubeletExclusive := cpuset.New()
@@ -129,21 +112,12 @@ func Build(topo *Topology, kubelet *KubeletCPUState, node *corev1.Node, pods []*
 			kubeletExclusive = kubeletExclusive.Union(cpus)
 		}
 	}
-	reserved := cpuset.New()
-	if node != nil {
-		r, err := extension.GetNodeReservation(node.Annotations)
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Errorf("node %s: %w", node.Name, err))
-		case r != nil && r.ReservedCPUs != "":
-			if ids, err := extension.ParseCPUSet(r.ReservedCPUs); err == nil {
-				reserved = cpuset.New(ids...)
-			}
-		}
+	// The pools as koordlet applies them (qosmanager.SplitCPUs): LS the shared pool, BE it and the LSR CPUs.
+	split, err := qosmanager.SplitCPUs(node, pods, all, kubeletExclusive)
+	if err != nil {
+		errs = append(errs, err)
 	}
-	base := all.Difference(kubeletExclusive).Difference(reserved)
-	lsPool := base.Difference(lse).Difference(lsr)
-	bePool := base.Difference(lse)
+	lsPool, bePool := split.Shared, split.BEEligible()
 
 	r := &Report{Annotations: map[string]string{}}
 	holder := &metav1.ObjectMeta{}

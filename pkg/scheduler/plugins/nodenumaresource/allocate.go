@@ -84,7 +84,7 @@ func allocate(n *cache.Node, u cache.Usage, req *request, labels map[string]stri
 	if policy == extension.NUMATopologyPolicyNone {
 		policy = n.Policy
 	}
-	free := n.Topology.All().Difference(n.Unavailable).Difference(u.CPUs)
+	free := u.Free
 
 	if policy == extension.NUMATopologyPolicyNone || len(n.Zones) == 0 {
 		cpus, err := take(n, free, u, creq, req)

@@ -142,6 +142,7 @@ func TestAllocate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			n := twoNUMANodes(t)
 			tc.usage.Held = cpualloc.Exclusive{}
+			tc.usage.Free = n.Topology.All().Difference(n.Unavailable).Difference(tc.usage.CPUs)
 			a, err := allocate(n, tc.usage, tc.req, tc.labels)
 			var got result
 			if err != nil {

@@ -71,11 +71,20 @@ type Cache struct {
 	byNode map[string]map[types.UID]*Allocation
 	// withPolicy counts the nodes with a NUMA topology policy.
 	withPolicy int
+	// usage memoizes Usage by node until an allocation on the node changes.
+	usageMu sync.Mutex
+	usage   map[string]*memo
+}
+
+// memo is a node's Usage computed for its Node object.
+type memo struct {
+	node  *Node
+	usage Usage
 }
 
 // New returns an empty cache.
 func New() *Cache {
-	return &Cache{nodes: map[string]*Node{}, allocs: map[types.UID]*Allocation{}, byNode: map[string]map[types.UID]*Allocation{}}
+	return &Cache{nodes: map[string]*Node{}, allocs: map[types.UID]*Allocation{}, byNode: map[string]map[types.UID]*Allocation{}, usage: map[string]*memo{}}
 }
 
 // NodeFromTopology builds a node from its NodeResourceTopology: the CPU topology annotation, the NUMA zones
@@ -186,6 +195,7 @@ func (c *Cache) set(uid types.UID, a *Allocation) {
 	defer c.mu.Unlock()
 	c.forgetLocked(uid)
 	c.allocs[uid] = a
+	c.invalidate(a.Node)
 	if c.byNode[a.Node] == nil {
 		c.byNode[a.Node] = map[types.UID]*Allocation{}
 	}
@@ -214,6 +224,7 @@ func (c *Cache) forgetLocked(uid types.UID) {
 		return
 	}
 	delete(c.allocs, uid)
+	c.invalidate(a.Node)
 	delete(c.byNode[a.Node], uid)
 	if len(c.byNode[a.Node]) == 0 {
 		delete(c.byNode, a.Node)
@@ -228,18 +239,47 @@ type Usage struct {
 	NUMA map[int]quantity.Amounts
 	// Held are the cores of PCPULevel pods and the NUMA nodes of NUMANodeLevel pods.
 	Held cpualloc.Exclusive
+	// Free are the node's CPUs no pod is bound to and that are not kept from binding.
+	Free cpuset.CPUSet
 }
 
-// Usage returns what the pods on node hold, skipping the pod skip (a pod being scheduled again).
+// invalidate drops the memoized usage of node; c.mu is held.
+func (c *Cache) invalidate(node string) {
+	c.usageMu.Lock()
+	delete(c.usage, node)
+	c.usageMu.Unlock()
+}
+
+// Usage returns what the pods on node hold, skipping the pod skip (a pod being scheduled again), with the
+// CPUs still free. It is computed once per change of the node's allocations; the result must not be changed.
 func (c *Cache) Usage(node string, n *Node, skip types.UID) Usage {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	u := Usage{CPUs: cpuset.New(), NUMA: map[int]quantity.Amounts{}, Held: cpualloc.Exclusive{Cores: map[int]bool{}, Nodes: map[int]bool{}}}
+	if _, own := c.byNode[node][skip]; !own {
+		c.usageMu.Lock()
+		m, ok := c.usage[node]
+		c.usageMu.Unlock()
+		if ok && m.node == n {
+			return m.usage
+		}
+		u := c.usageLocked(node, n, skip)
+		c.usageMu.Lock()
+		c.usage[node] = &memo{node: n, usage: u}
+		c.usageMu.Unlock()
+		return u
+	}
+	return c.usageLocked(node, n, skip)
+}
+
+// usageLocked computes Usage; c.mu is held.
+func (c *Cache) usageLocked(node string, n *Node, skip types.UID) Usage {
+	u := Usage{NUMA: map[int]quantity.Amounts{}, Held: cpualloc.Exclusive{Cores: map[int]bool{}, Nodes: map[int]bool{}}}
+	var ids []int
 	for uid, a := range c.byNode[node] {
 		if uid == skip {
 			continue
 		}
-		u.CPUs = u.CPUs.Union(a.CPUs)
+		ids = append(ids, a.CPUs.UnsortedList()...)
 		for id, amounts := range a.NUMA {
 			if u.NUMA[id] == nil {
 				u.NUMA[id] = quantity.Amounts{}
@@ -259,5 +299,7 @@ func (c *Cache) Usage(node string, n *Node, skip types.UID) Usage {
 			}
 		}
 	}
+	u.CPUs = cpuset.New(ids...)
+	u.Free = n.Topology.All().Difference(n.Unavailable).Difference(u.CPUs)
 	return u
 }

@@ -213,10 +213,7 @@ const (
 // PCPULevel pods (for a PCPULevel request) are left out. Within a group, cores with more free CPUs come
 // first, then by core ID; a core's CPUs by ID.
 func (a *accumulator) groups(s scope, wholeCores, avoidExclusive bool) []group {
-	coreSize := map[int]int{}
-	for _, c := range a.t.cpus {
-		coreSize[c.Core]++
-	}
+	coreSize := a.t.coreSize
 	byCore := map[int][]int{}
 	socketFree := map[int]int{}
 	for id, c := range a.free {

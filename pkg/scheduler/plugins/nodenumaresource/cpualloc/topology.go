@@ -47,6 +47,11 @@ type Topology struct {
 	CPUsPerCore, CPUsPerNode, CPUsPerSocket int
 	// Nodes and Sockets are the NUMA node and socket IDs, sorted.
 	Nodes, Sockets []int
+
+	// all, byNode and coreSize are computed once: every CPU, the CPUs of each NUMA node, the CPUs of each core.
+	all      cpuset.CPUSet
+	byNode   map[int]cpuset.CPUSet
+	coreSize map[int]int
 }
 
 // NewTopology builds the topology of the CPUs koordlet reported. It fails on a negative or repeated CPU ID,
@@ -86,6 +91,15 @@ func NewTopology(infos []extension.CPUInfo) (*Topology, error) {
 	slices.Sort(t.ids)
 	t.CPUsPerCore, t.CPUsPerNode, t.CPUsPerSocket = maxValue(perCore), maxValue(perNode), maxValue(perSocket)
 	t.Nodes, t.Sockets = sortedKeys(perNode), sortedKeys(perSocket)
+	t.all, t.coreSize = cpuset.New(t.ids...), perCore
+	nodeIDs := map[int][]int{}
+	for _, id := range t.ids {
+		nodeIDs[t.cpus[id].Node] = append(nodeIDs[t.cpus[id].Node], id)
+	}
+	t.byNode = make(map[int]cpuset.CPUSet, len(nodeIDs))
+	for n, ids := range nodeIDs {
+		t.byNode[n] = cpuset.New(ids...)
+	}
 	return t, nil
 }
 
@@ -96,17 +110,14 @@ func (t *Topology) CPU(id int) (CPU, bool) {
 }
 
 // All returns every CPU of the topology.
-func (t *Topology) All() cpuset.CPUSet { return cpuset.New(t.ids...) }
+func (t *Topology) All() cpuset.CPUSet { return t.all }
 
 // CPUsOfNode returns the CPUs of NUMA node node.
 func (t *Topology) CPUsOfNode(node int) cpuset.CPUSet {
-	var ids []int
-	for _, id := range t.ids {
-		if t.cpus[id].Node == node {
-			ids = append(ids, id)
-		}
+	if s, ok := t.byNode[node]; ok {
+		return s
 	}
-	return cpuset.New(ids...)
+	return cpuset.New()
 }
 
 // NodesOf returns the NUMA nodes of cpus, sorted.
@@ -123,10 +134,7 @@ func (t *Topology) NodesOf(cpus cpuset.CPUSet) []int {
 // FullCores returns how many physical cores are wholly within cpus.
 func (t *Topology) FullCores(cpus cpuset.CPUSet) int {
 	free := map[int]int{}
-	size := map[int]int{}
-	for _, id := range t.ids {
-		size[t.cpus[id].Core]++
-	}
+	size := t.coreSize
 	for _, id := range cpus.UnsortedList() {
 		if c, ok := t.cpus[id]; ok {
 			free[c.Core]++
