@@ -46,8 +46,9 @@ package scheduler
 // +kubebuilder:rbac:groups=scheduling.koordinator.sh,resources=clusternetworktopologies/status,verbs=update
 
 // NodeNUMAResource reads the nodes' NodeResourceTopologies (koordlet writes them) and writes the pods'
-// resource-status annotation (a pod patch, above).
+// resource-status annotation (a pod patch, above), and that of Reservations that hold CPUs.
 // +kubebuilder:rbac:groups=topology.node.k8s.io,resources=noderesourcetopologies,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scheduling.koordinator.sh,resources=reservations,verbs=patch
 
 // Reservation places Reservations through reserve pods it creates (and deletes once placed; their annotation
 // records the allocation), writes Reservations' status, and deletes those past their GC time.

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/koord-dev/koord/apis/extension"
+	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	topologyv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/topology/v1alpha1"
 )
 
@@ -138,4 +139,49 @@ func (f *fixture) cpusetOf(p *corev1.Pod) cpuset.CPUSet {
 		f.t.Fatal(err)
 	}
 	return cpus
+}
+
+// TestNodeNUMAResourceReservation: a Reservation of an LSR template holds whole cores (written on the
+// Reservation), a stranger gets others, and the owner gets exactly the Reservation's.
+func TestNodeNUMAResourceReservation(t *testing.T) {
+	f := newFixture(t)
+	startScheduler(t, requestsOnly)
+	node := f.node("a", "0", 0, corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16")})
+	f.topology(node, 2, 4, 2)
+	four := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("1Gi")}
+	name := f.reservationWith("cpus", "4", func(r *schedulingv1alpha1.Reservation) {
+		r.Spec.Template.Labels = map[string]string{extension.LabelPodQoS: string(extension.QoSLSR)}
+		r.Spec.Template.Spec.Containers[0].Resources = corev1.ResourceRequirements{Requests: four, Limits: four}
+	})
+	f.eventuallyReservation(name, schedulingv1alpha1.ReservationAvailable, node)
+	var held cpuset.CPUSet
+	f.eventually("the Reservation has no resource-status", func(ctx context.Context) (bool, error) {
+		r := &schedulingv1alpha1.Reservation{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, r); err != nil {
+			return false, err
+		}
+		status, err := extension.GetResourceStatus(r.Annotations)
+		if err != nil || status == nil || status.CPUSet == "" {
+			return false, nil
+		}
+		held, err = cpuset.Parse(status.CPUSet)
+		return err == nil, err
+	})
+	if held.Size() != 4 {
+		t.Fatalf("the Reservation holds CPUs %s, want 4", held)
+	}
+	lsr := func(pod string, labels map[string]string) *corev1.Pod {
+		return f.pod(pod, four, func(p *corev1.Pod) {
+			p.Labels = labels
+			p.Spec.Containers[0].Resources.Limits = four
+		})
+	}
+	stranger := f.cpusetOf(lsr("stranger", map[string]string{extension.LabelPodQoS: string(extension.QoSLSR)}))
+	if !stranger.Intersection(held).IsEmpty() {
+		t.Errorf("a stranger got CPUs %s, of which the Reservation holds %s", stranger, held)
+	}
+	owner := f.cpusetOf(lsr("owner", map[string]string{extension.LabelPodQoS: string(extension.QoSLSR), "app": "owner"}))
+	if !owner.Equals(held) {
+		t.Errorf("the owner got CPUs %s, want the Reservation's %s", owner, held)
+	}
 }

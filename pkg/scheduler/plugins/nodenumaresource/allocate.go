@@ -57,8 +57,9 @@ type allocation struct {
 var numaResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
 
 // allocate decides what node gives the pod, or returns the reason it cannot, with the numbers a person can act
-// on. labels are the node's (its required bind policy, NUMA topology policy and allocate strategy).
-func allocate(n *cache.Node, u cache.Usage, req *request, labels map[string]string) (*allocation, error) {
+// on. labels are the node's (its required bind policy, NUMA topology policy and allocate strategy); preferred
+// are the CPUs of the Reservations the pod may allocate, which it takes first (they count as free for it).
+func allocate(n *cache.Node, u cache.Usage, req *request, labels map[string]string, preferred cpuset.CPUSet) (*allocation, error) {
 	creq := cpualloc.Request{Count: req.cpus, Bind: req.bind, Exclusive: req.exclusive,
 		Strategy: extension.NUMAAllocateStrategy(labels[extension.LabelNodeNUMAAllocateStrategy])}
 	switch p := extension.NodeCPUBindPolicy(labels[extension.LabelNodeCPUBindPolicy]); {
@@ -84,10 +85,10 @@ func allocate(n *cache.Node, u cache.Usage, req *request, labels map[string]stri
 	if policy == extension.NUMATopologyPolicyNone {
 		policy = n.Policy
 	}
-	free := u.Free
+	free := u.Free.Union(preferred)
 
 	if policy == extension.NUMATopologyPolicyNone || len(n.Zones) == 0 {
-		cpus, err := take(n, free, u, creq, req)
+		cpus, err := take(n, free, preferred, u, creq, req)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +148,7 @@ func allocate(n *cache.Node, u cache.Usage, req *request, labels map[string]stri
 					inSet = inSet.Union(n.Topology.CPUsOfNode(id))
 				}
 				var err error
-				if cpus, err = take(n, free.Intersection(inSet), u, creq, req); err != nil {
+				if cpus, err = take(n, free.Intersection(inSet), preferred.Intersection(inSet), u, creq, req); err != nil {
 					continue
 				}
 			}
@@ -155,7 +156,7 @@ func allocate(n *cache.Node, u cache.Usage, req *request, labels map[string]stri
 		}
 	}
 	if policy == extension.NUMATopologyPolicyBestEffort {
-		cpus, err := take(n, free, u, creq, req)
+		cpus, err := take(n, free, preferred, u, creq, req)
 		if err != nil {
 			return nil, err
 		}
@@ -171,10 +172,16 @@ func withRequiredBind(req *request, bind extension.CPUBindPolicy) *request {
 	return &r
 }
 
-// take picks the CPUs, and checks that a required FullPCPUs allocation is made of whole cores.
-func take(n *cache.Node, free cpuset.CPUSet, u cache.Usage, creq cpualloc.Request, req *request) (cpuset.CPUSet, error) {
+// take picks the CPUs (from preferred alone when they suffice), and checks that a required FullPCPUs
+// allocation is made of whole cores.
+func take(n *cache.Node, free, preferred cpuset.CPUSet, u cache.Usage, creq cpualloc.Request, req *request) (cpuset.CPUSet, error) {
 	if creq.Count == 0 {
 		return cpuset.New(), nil
+	}
+	if preferred.Size() >= creq.Count {
+		if cpus, err := cpualloc.Take(n.Topology, preferred, u.Held, creq); err == nil {
+			return cpus, nil
+		}
 	}
 	cpus, err := cpualloc.Take(n.Topology, free, u.Held, creq)
 	if e, ok := errors.AsType[*cpualloc.ErrNotEnough](err); ok {

@@ -78,8 +78,24 @@ func TestAllocate(t *testing.T) {
 		req    *request
 		usage  cache.Usage
 		labels map[string]string
-		want   result
+		// preferred are the CPUs of Reservations the pod may allocate.
+		preferred cpuset.CPUSet
+		want      result
 	}{
+		// A Reservation holds core 1 (CPUs 1, 5): used for others, first choice of its owner.
+		"an owner takes its Reservation's CPUs": {
+			req: bound(2, 0), usage: cache.Usage{CPUs: cpuset.New(1, 5), NUMA: map[int]quantity.Amounts{}},
+			preferred: cpuset.New(1, 5), want: result{CPUs: "1,5"},
+		},
+		// NUMA node 1 has more free CPUs than node 0, where the Reservation is.
+		"a stranger does not": {
+			req: bound(2, 0), usage: cache.Usage{CPUs: cpuset.New(1, 5), NUMA: map[int]quantity.Amounts{}},
+			want: result{CPUs: "2,6"},
+		},
+		"an owner asking more than its Reservation holds takes the rest from the node": {
+			req: bound(4, 0), usage: cache.Usage{CPUs: cpuset.New(1, 5), NUMA: map[int]quantity.Amounts{}},
+			preferred: cpuset.New(1, 5), want: result{CPUs: "0-1,4-5"},
+		},
 		"no NUMA policy: whole cores, no NUMA resources": {
 			req: bound(2, gi), usage: noUsage, want: result{CPUs: "0,4"},
 		},
@@ -143,7 +159,11 @@ func TestAllocate(t *testing.T) {
 			n := twoNUMANodes(t)
 			tc.usage.Held = cpualloc.Exclusive{}
 			tc.usage.Free = n.Topology.All().Difference(n.Unavailable).Difference(tc.usage.CPUs)
-			a, err := allocate(n, tc.usage, tc.req, tc.labels)
+			preferred := tc.preferred
+			if preferred.Size() == 0 {
+				preferred = cpuset.New()
+			}
+			a, err := allocate(n, tc.usage, tc.req, tc.labels, preferred)
 			var got result
 			if err != nil {
 				got.Err = err.Error()

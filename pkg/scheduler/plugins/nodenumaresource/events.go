@@ -26,10 +26,11 @@ import (
 
 // EventsToRegister returns the events after which a pod this plugin rejected may fit: a NodeResourceTopology
 // added or changed (koordlet reported a node's topology or pools), an assigned pod deleted (it frees its CPUs),
-// a node added or its labels changed (bind and NUMA policies).
+// a node added or its labels changed (bind and NUMA policies), a Reservation changed (its CPUs held or let go).
 func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: plugins.NodeResourceTopologyEvents, ActionType: fwk.Add | fwk.Update}},
+		{Event: fwk.ClusterEvent{Resource: plugins.ReservationEvents, ActionType: fwk.Add | fwk.Update | fwk.Delete}},
 		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Delete}},
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeLabel}},
 	}, nil

@@ -21,10 +21,13 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	resourcehelper "k8s.io/component-helpers/resource"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/utils/cpuset"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation"
 	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
@@ -92,9 +95,6 @@ func (p *Plugin) requestOf(pod *corev1.Pod) (*request, error) {
 // its own (unless some node's label gives it one), and UnschedulableAndUnresolvable for a malformed
 // resource-spec or numa-topology-spec annotation.
 func (p *Plugin) PreFilter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
-	if extension.IsReservePod(pod) {
-		return nil, fwk.NewStatus(fwk.Skip)
-	}
 	req, err := p.requestOf(pod)
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
@@ -137,16 +137,16 @@ func (p *Plugin) Filter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, n
 	if s == nil {
 		return nil
 	}
-	node := ni.Node()
-	if _, err := p.allocationOn(pod, s.req, node); err != nil {
+	if _, err := p.allocationOn(pod, s.req, ni.Node(), reservation.Matched(cs, ni)); err != nil {
 		return fwk.NewStatus(fwk.Unschedulable, err.Error())
 	}
 	return nil
 }
 
-// allocationOn is what node would give the pod now: nil for a node where the pod needs nothing of the
-// plugin (it binds no CPUs and neither it nor the node has a NUMA policy).
-func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node) (*allocation, error) {
+// allocationOn is what node would give the pod now, taking first the CPUs of the Reservations resvs (which the
+// pod may allocate): nil for a node where the pod needs nothing of the plugin (it binds no CPUs and neither it
+// nor the node has a NUMA policy).
+func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node, resvs []types.UID) (*allocation, error) {
 	n, ok := p.cache.Node(node.Name)
 	policyHere := req.numaPolicy != extension.NUMATopologyPolicyNone || node.Labels[extension.LabelNUMATopologyPolicy] != "" ||
 		(ok && n.Policy != extension.NUMATopologyPolicyNone)
@@ -159,7 +159,12 @@ func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node) 
 		}
 		return nil, fmt.Errorf("node has no CPU topology yet (its NodeResourceTopology, which koordlet writes)")
 	}
-	return allocate(n, p.cache.Usage(node.Name, n, pod.UID), req, node.Labels)
+	u := p.cache.Usage(node.Name, n, pod.UID)
+	preferred := cpuset.New()
+	for _, uid := range resvs {
+		preferred = preferred.Union(u.Reserved[uid])
+	}
+	return allocate(n, u, req, node.Labels, preferred)
 }
 
 // SignPod signs pods the plugin has nothing to give (they bind no CPUs and no node has a NUMA topology

@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/cpuset"
 
 	"github.com/koord-dev/koord/apis/extension"
+	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	topologyv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/topology/v1alpha1"
 	topologylisters "github.com/koord-dev/koord/pkg/client/listers/topology/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
@@ -67,6 +68,13 @@ func (p *Plugin) watch(ctx context.Context, h fwk.Handle, informers *crdinformer
 	if err != nil {
 		return fmt.Errorf("watch NodeResourceTopologies: %w", err)
 	}
+	resvReg, err := factory.Scheduling().V1alpha1().Reservations().Informer().AddEventHandler(plugins.Handlers(
+		func(r *schedv1alpha1.Reservation) { p.reservationChanged(logger, r, false) },
+		func(r *schedv1alpha1.Reservation) { p.reservationChanged(logger, r, true) },
+	))
+	if err != nil {
+		return fmt.Errorf("watch Reservations: %w", err)
+	}
 	if err := p.synced.Watch("nodes", kube.Core().V1().Nodes().Informer(), plugins.Handlers(
 		func(node *corev1.Node) { p.notePolicy(node, false); p.refreshNode(logger, node.Name, node) },
 		func(node *corev1.Node) { p.notePolicy(node, true) },
@@ -79,7 +87,30 @@ func (p *Plugin) watch(ctx context.Context, h fwk.Handle, informers *crdinformer
 	)); err != nil {
 		return err
 	}
-	return informers.Sync(ctx, reg)
+	return informers.Sync(ctx, reg, resvReg)
+}
+
+// reservationChanged holds the CPUs of an Available Reservation (from the resource-status written on it at
+// its placement) for its owners, and releases them when it ends or goes.
+func (p *Plugin) reservationChanged(logger klog.Logger, r *schedv1alpha1.Reservation, deleted bool) {
+	if deleted || r.Status.Phase != schedv1alpha1.ReservationAvailable || r.Status.NodeName == "" || r.DeletionTimestamp != nil {
+		p.cache.Forget(r.UID)
+		return
+	}
+	status, err := extension.GetResourceStatus(r.Annotations)
+	if err != nil {
+		logger.V(2).Info("Ignored a malformed annotation of a Reservation", "reservation", klog.KObj(r), "err", err)
+		return
+	}
+	if status == nil || status.CPUSet == "" {
+		return
+	}
+	ids, _ := status.CPUs()
+	a := cache.Allocation{Node: r.Status.NodeName, CPUs: cpuset.New(ids...), NUMA: map[int]quantity.Amounts{}, Reserves: true}
+	for _, n := range status.NUMANodeResources {
+		a.NUMA[int(n.Node)] = quantity.FromList(n.Resources)
+	}
+	p.cache.SetBound(r.UID, a)
 }
 
 // refreshNode rebuilds the state of the node name from its NodeResourceTopology; a topology that does not
@@ -133,6 +164,9 @@ func (p *Plugin) podChanged(logger klog.Logger, pod *corev1.Pod, deleted bool) {
 	}
 	if spec, err := extension.GetResourceSpec(pod.Annotations); err == nil && spec != nil {
 		a.Exclusive = spec.PreferredCPUExclusivePolicy
+	}
+	if ra, err := extension.GetReservationAllocated(pod.Annotations); err == nil && ra != nil {
+		a.Reservation = ra.UID
 	}
 	p.cache.SetBound(pod.UID, a)
 }

@@ -32,6 +32,7 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
@@ -49,7 +50,9 @@ type Plugin struct {
 	handle fwk.Handle
 	cache  *cache.Cache
 	synced plugins.Synced
-	nrts   nrtLister
+	// koord writes the resource-status of Reservations.
+	koord versioned.Interface
+	nrts  nrtLister
 	// problems are the nodes whose NodeResourceTopology does not parse, with what is wrong.
 	problems sync.Map
 	// policyNodes are the nodes with a NUMA topology policy label.
@@ -67,6 +70,11 @@ func NewFactory(informers *crdinformers.Shared, opts ...plugins.Option) framewor
 			return nil, errors.New("the framework handle has no clientset")
 		}
 		p := &Plugin{args: args, handle: h, cache: cache.New(), defaultBind: extension.CPUBindPolicy(args.DefaultCPUBindPolicy), policyNodes: sets.New[string]()}
+		client, err := informers.Client(h)
+		if err != nil {
+			return nil, err
+		}
+		p.koord = client
 		if err := p.watch(ctx, h, informers); err != nil {
 			return nil, err
 		}

@@ -23,6 +23,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation"
 	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
@@ -43,7 +44,7 @@ func (p *Plugin) Score(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, ni
 		return 0, nil
 	}
 	node := ni.Node()
-	alloc, err := p.allocationOn(pod, s.req, node)
+	alloc, err := p.allocationOn(pod, s.req, node, reservation.Matched(cs, ni))
 	if err != nil || alloc == nil {
 		return 0, nil
 	}

@@ -184,3 +184,27 @@ func (p *Plugin) preBindPreAllocation(ctx context.Context, rs *reserveState) *fw
 	}
 	return nil
 }
+
+// Chosen returns the Reservation this plugin's Reserve gave the pod in the cycle, for plugins whose Reserve
+// runs after it (NodeNUMAResource gives an owner the Reservation's CPUs).
+func Chosen(cs fwk.CycleState) (types.UID, bool) {
+	rs := getReserveState(cs)
+	if rs == nil || rs.uid == "" || len(rs.preAllocated) > 0 {
+		return "", false
+	}
+	return rs.uid, true
+}
+
+// Matched returns the Reservations on the node the pod may allocate and fits in, as this plugin's Filter
+// decides, for plugins that give owners what a Reservation holds.
+func Matched(cs fwk.CycleState, ni fwk.NodeInfo) []types.UID {
+	s, err := getPreFilterState(cs)
+	if err != nil || s.matched.Len() == 0 {
+		return nil
+	}
+	var out []types.UID
+	for _, r := range s.fitting(ni) {
+		out = append(out, r.UID)
+	}
+	return out
+}

@@ -58,6 +58,10 @@ type Allocation struct {
 	NUMA map[int]quantity.Amounts
 	// Exclusive is the pod's CPU exclusive policy.
 	Exclusive extension.CPUExclusivePolicy
+	// Reservation is, for an owner pod, the Reservation it allocates; Reserves is set for the allocation of a
+	// Reservation itself (keyed by the Reservation's UID), whose CPUs its owners take.
+	Reservation types.UID
+	Reserves    bool
 	// assumed is set from Reserve until the pod is seen bound with its resource-status.
 	assumed bool
 }
@@ -241,6 +245,8 @@ type Usage struct {
 	Held cpualloc.Exclusive
 	// Free are the node's CPUs no pod is bound to and that are not kept from binding.
 	Free cpuset.CPUSet
+	// Reserved are the CPUs each Reservation on the node holds and its owners have not taken.
+	Reserved map[types.UID]cpuset.CPUSet
 }
 
 // invalidate drops the memoized usage of node; c.mu is held.
@@ -275,9 +281,19 @@ func (c *Cache) Usage(node string, n *Node, skip types.UID) Usage {
 func (c *Cache) usageLocked(node string, n *Node, skip types.UID) Usage {
 	u := Usage{NUMA: map[int]quantity.Amounts{}, Held: cpualloc.Exclusive{Cores: map[int]bool{}, Nodes: map[int]bool{}}}
 	var ids []int
+	taken := map[types.UID][]int{}
 	for uid, a := range c.byNode[node] {
 		if uid == skip {
 			continue
+		}
+		if a.Reserves {
+			if u.Reserved == nil {
+				u.Reserved = map[types.UID]cpuset.CPUSet{}
+			}
+			u.Reserved[uid] = a.CPUs
+		}
+		if a.Reservation != "" {
+			taken[a.Reservation] = append(taken[a.Reservation], a.CPUs.UnsortedList()...)
 		}
 		ids = append(ids, a.CPUs.UnsortedList()...)
 		for id, amounts := range a.NUMA {
@@ -301,5 +317,8 @@ func (c *Cache) usageLocked(node string, n *Node, skip types.UID) Usage {
 	}
 	u.CPUs = cpuset.New(ids...)
 	u.Free = n.Topology.All().Difference(n.Unavailable).Difference(u.CPUs)
+	for uid, cpus := range u.Reserved {
+		u.Reserved[uid] = cpus.Difference(cpuset.New(taken[uid]...))
+	}
 	return u
 }
