@@ -268,15 +268,32 @@ func (p NUMATopologyPolicy) Valid() bool {
 type NUMATopologySpec struct {
 	// NUMATopologyPolicy is the pod's NUMA topology policy; it overrides the node's label.
 	NUMATopologyPolicy NUMATopologyPolicy `json:"numaTopologyPolicy,omitempty"`
-	// SingleNUMANodeExclusive is Koordinator's preference against mixing single- and multi-NUMA pods on a
-	// NUMA node (Preferred or Required).
-	SingleNUMANodeExclusive string `json:"singleNUMANodeExclusive,omitempty"`
+	// SingleNUMANodeExclusive keeps pods on one NUMA node and pods spanning several off each other's NUMA
+	// nodes: Required (the default for a pod with a NUMA topology policy of its own) or Preferred.
+	SingleNUMANodeExclusive NUMATopologyExclusive `json:"singleNUMANodeExclusive,omitempty"`
 }
+
+// NUMATopologyExclusive is the value of NUMATopologySpec.SingleNUMANodeExclusive.
+type NUMATopologyExclusive string
+
+// NUMA topology exclusive policies.
+const (
+	// NUMATopologyExclusiveRequired: a pod on one NUMA node never shares it with a pod spanning several, and
+	// the other way round (under BestEffort, when there is another choice).
+	NUMATopologyExclusiveRequired NUMATopologyExclusive = "Required"
+	// NUMATopologyExclusivePreferred: the same, when there is another choice.
+	NUMATopologyExclusivePreferred NUMATopologyExclusive = "Preferred"
+)
 
 // validate checks the policy.
 func (s *NUMATopologySpec) validate() error {
 	if !s.NUMATopologyPolicy.Valid() {
 		return fmt.Errorf("numaTopologyPolicy: unsupported value %q (BestEffort, Restricted or SingleNUMANode)", s.NUMATopologyPolicy)
+	}
+	switch s.SingleNUMANodeExclusive {
+	case "", NUMATopologyExclusiveRequired, NUMATopologyExclusivePreferred:
+	default:
+		return fmt.Errorf("singleNUMANodeExclusive: unsupported value %q (Required or Preferred)", s.SingleNUMANodeExclusive)
 	}
 	return nil
 }

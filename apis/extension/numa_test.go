@@ -87,6 +87,44 @@ func TestGetResourceSpec(t *testing.T) {
 	}
 }
 
+func TestGetNUMATopologySpec(t *testing.T) {
+	tests := map[string]struct {
+		value   *string
+		want    *NUMATopologySpec
+		wantErr string
+	}{
+		"missing": {value: nil, want: nil},
+		"policy and exclusive": {
+			value: new(`{"numaTopologyPolicy":"SingleNUMANode","singleNUMANodeExclusive":"Preferred"}`),
+			want:  &NUMATopologySpec{NUMATopologyPolicy: NUMATopologyPolicySingleNUMANode, SingleNUMANodeExclusive: NUMATopologyExclusivePreferred},
+		},
+		"policy alone": {value: new(`{"numaTopologyPolicy":"Restricted"}`), want: &NUMATopologySpec{NUMATopologyPolicy: NUMATopologyPolicyRestricted}},
+		"unknown policy": {
+			value:   new(`{"numaTopologyPolicy":"Single"}`),
+			wantErr: `annotation "scheduling.koordinator.sh/numa-topology-spec": numaTopologyPolicy: unsupported value "Single" (BestEffort, Restricted or SingleNUMANode)`,
+		},
+		"unknown exclusive": {
+			value:   new(`{"numaTopologyPolicy":"SingleNUMANode","singleNUMANodeExclusive":"required"}`),
+			wantErr: `annotation "scheduling.koordinator.sh/numa-topology-spec": singleNUMANodeExclusive: unsupported value "required" (Required or Preferred)`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			annotations := map[string]string{}
+			if tc.value != nil {
+				annotations[AnnotationNUMATopologySpec] = *tc.value
+			}
+			got, err := GetNUMATopologySpec(annotations)
+			if diff := cmp.Diff(tc.wantErr, errString(err)); diff != "" {
+				t.Fatalf("GetNUMATopologySpec() error (-want,+got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("GetNUMATopologySpec() (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestSetResourceSpec(t *testing.T) {
 	tests := map[string]struct {
 		spec            *ResourceSpec

@@ -36,6 +36,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/cpuset"
 
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	"github.com/koord-dev/koord/pkg/features"
@@ -188,10 +189,11 @@ func (a *Agent) strategies(gates features.Koordlet, recorder record.EventRecorde
 	var out []qosmanager.Strategy
 	annotations := qosmanager.NewAnnotationReporter(recorder)
 	if gates.CgroupReconcile && (gates.BatchResource || gates.CPUSetAllocator) {
+		sysRoot := a.opts.SysRoot
 		out = append(out, cgroupreconcile.New(a.cgroups, cgroupreconcile.Features{
 			BatchResource:   gates.BatchResource,
 			CPUSetAllocator: gates.CPUSetAllocator,
-		}))
+		}, cgroupreconcile.WithNUMACPUs(func() (map[int]cpuset.CPUSet, error) { return nodetopology.ReadNUMACPUs(sysRoot) })))
 	}
 	if gates.BECPUSuppress {
 		m := cpusuppress.NewMetrics()

@@ -98,6 +98,33 @@ func ReadTopology(sysRoot string) (*Topology, error) {
 	return t, nil
 }
 
+// ReadNUMACPUs returns the CPUs of each NUMA node under sysRoot (devices/system/node/node<N>/cpulist): what
+// koordlet needs each round to confine pods to their NUMA nodes, without the rest of the topology. A machine
+// without NUMA information has none.
+func ReadNUMACPUs(sysRoot string) (map[int]cpuset.CPUSet, error) {
+	dir := filepath.Join(sysRoot, "devices", "system", "node")
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading NUMA nodes: %w", err)
+	}
+	out := map[int]cpuset.CPUSet{}
+	for _, e := range entries {
+		id, err := strconv.Atoi(strings.TrimPrefix(e.Name(), "node"))
+		if !strings.HasPrefix(e.Name(), "node") || err != nil || id < 0 {
+			continue
+		}
+		cpus, err := readCPUList(filepath.Join(dir, e.Name(), "cpulist"))
+		if err != nil {
+			return nil, err
+		}
+		out[id] = cpus
+	}
+	return out, nil
+}
+
 // readNUMANodes reads the node<N> directories of dir; none when dir does not exist.
 func readNUMANodes(dir string) ([]NUMANode, error) {
 	entries, err := os.ReadDir(dir)

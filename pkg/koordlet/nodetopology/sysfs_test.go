@@ -119,6 +119,26 @@ func TestReadTopology(t *testing.T) {
 	}
 }
 
+func TestReadNUMACPUs(t *testing.T) {
+	got, err := ReadNUMACPUs(writeSysfs(t, twoSockets(), true, 1024))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]string{0: "0-1,4-5", 1: "2-3,6-7"}
+	gotStr := map[int]string{}
+	for id, cpus := range got {
+		gotStr[id] = cpus.String()
+	}
+	if diff := cmp.Diff(want, gotStr); diff != "" {
+		t.Errorf("ReadNUMACPUs (-want,+got):\n%s", diff)
+	}
+	// A machine without NUMA information has none.
+	got, err = ReadNUMACPUs(writeSysfs(t, twoSockets(), false, 0))
+	if err != nil || len(got) != 0 {
+		t.Errorf("ReadNUMACPUs without NUMA nodes = %v, %v; want none", got, err)
+	}
+}
+
 func TestReadTopologyErrors(t *testing.T) {
 	root := writeSysfs(t, twoSockets(), true, 1)
 	if err := os.WriteFile(filepath.Join(root, "devices/system/cpu/cpu3/topology/core_id"), []byte("x"), 0o644); err != nil {

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -85,6 +86,50 @@ func TestNodeNUMAResource(t *testing.T) {
 			t.Errorf("after a restart pod after got CPUs %s, which pod %s holds (%s)", after, name, other)
 		}
 	}
+}
+
+// TestNodeNUMAResourceExclusive: a pod spanning both NUMA nodes gets its memory split evenly over them; then a
+// SingleNUMANode pod is refused there (singleNUMANodeExclusive Required, the default) with the reason, and
+// placed with Preferred.
+func TestNodeNUMAResourceExclusive(t *testing.T) {
+	f := newFixture(t)
+	startScheduler(t, requestsOnly)
+	node := f.node("a", "0", 0, corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16")})
+	f.topology(node, 2, 4, 2)
+	lsr := func(name, cpus, numaSpec string) *corev1.Pod {
+		return f.pod(name, corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpus), corev1.ResourceMemory: resource.MustParse("1Gi")}, func(p *corev1.Pod) {
+			p.Labels = map[string]string{extension.LabelPodQoS: string(extension.QoSLSR)}
+			p.Annotations = map[string]string{extension.AnnotationNUMATopologySpec: numaSpec}
+			p.Spec.Containers[0].Resources.Limits = p.Spec.Containers[0].Resources.Requests
+		})
+	}
+
+	// 10 CPUs need both NUMA nodes (8 CPUs each).
+	wide := lsr("wide", "10", `{"numaTopologyPolicy":"Restricted"}`)
+	f.cpusetOf(wide)
+	got := &corev1.Pod{}
+	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(wide), got); err != nil {
+		t.Fatal(err)
+	}
+	status, err := extension.GetResourceStatus(got.Annotations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	memory := map[int32]string{}
+	for _, r := range status.NUMANodeResources {
+		memory[r.Node] = r.Resources.Memory().String()
+	}
+	if diff := cmp.Diff(map[int32]string{0: "512Mi", 1: "512Mi"}, memory); diff != "" {
+		t.Errorf("the wide pod's memory per NUMA node (-want,+got):\n%s", diff)
+	}
+
+	msg := f.unschedulable(lsr("narrow", "2", `{"numaTopologyPolicy":"SingleNUMANode"}`))
+	for _, want := range []string{"NUMA node 0: 1 pods spanning NUMA nodes", "singleNUMANodeExclusive Required, SingleNUMANode"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("PodScheduled message %q does not say %q", msg, want)
+		}
+	}
+	f.cpusetOf(lsr("preferred", "2", `{"numaTopologyPolicy":"SingleNUMANode","singleNUMANodeExclusive":"Preferred"}`))
 }
 
 // topology creates the NodeResourceTopology of node as koordlet writes it: sockets × coresPerSocket ×

@@ -46,6 +46,7 @@ type Strategy struct {
 	cg       *cgroup.Manager
 	features Features
 	nodeCPUs func(ctx context.Context) (cpuset.CPUSet, error)
+	numaCPUs func() (map[int]cpuset.CPUSet, error)
 }
 
 // Option configures a Strategy.
@@ -55,6 +56,13 @@ type Option func(*Strategy)
 // cpuset).
 func WithNodeCPUs(f func(ctx context.Context) (cpuset.CPUSet, error)) Option {
 	return func(s *Strategy) { s.nodeCPUs = f }
+}
+
+// WithNUMACPUs sets where the CPUs of each NUMA node come from (nodetopology.ReadNUMACPUs): LS pods the
+// scheduler gave cpu on some NUMA nodes (resource-status numaNodeResources) run on the shared pool's CPUs of
+// those NUMA nodes. Without it they get the whole shared pool.
+func WithNUMACPUs(f func() (map[int]cpuset.CPUSet, error)) Option {
+	return func(s *Strategy) { s.numaCPUs = f }
 }
 
 // New returns the reconciler with the given features, writing through cg.
@@ -238,6 +246,7 @@ func (s *Strategy) reconcileCPUSets(ctx context.Context, st *qosmanager.State) e
 	pools, poolErr := qosmanager.SplitCPUs(st.Node, st.Pods, nodeCPUs, st.KubeletExclusive())
 	errs := []error{poolErr}
 	l := s.cg.Layout()
+	numa := s.numaReader()
 	for _, pod := range st.Pods {
 		if _, pinned := st.KubeletCPUs[pod.UID]; pinned {
 			// kubelet's static CPU manager owns this pod's cpuset.
@@ -246,20 +255,35 @@ func (s *Strategy) reconcileCPUSets(ctx context.Context, st *qosmanager.State) e
 		var cpus cpuset.CPUSet
 		bound := false
 		switch qosmanager.PodQoS(pod) {
-		case extension.QoSLSE, extension.QoSLSR:
+		case extension.QoSLSE, extension.QoSLSR, extension.QoSLS:
 			status, err := extension.GetResourceStatus(pod.Annotations)
-			if err != nil || status == nil || status.CPUSet == "" {
+			if err != nil {
 				// A malformed status is reported by SplitCPUs.
 				continue
 			}
-			ids, err := status.CPUs()
-			if err != nil {
+			if status != nil && status.CPUSet != "" {
+				ids, err := status.CPUs()
+				if err != nil {
+					continue
+				}
+				cpus = cpuset.New(ids...).Intersection(nodeCPUs)
+				bound = true
+				break
+			}
+			ids := numaCPUNodes(status)
+			if qosmanager.PodQoS(pod) != extension.QoSLS && len(ids) == 0 {
+				// An LSE or LSR pod without a cpuset (ConstrainedBurst, or not placed by koord-scheduler) that
+				// was given no NUMA nodes keeps kubelet's cpuset.
 				continue
 			}
-			cpus = cpuset.New(ids...).Intersection(nodeCPUs)
-			bound = true
-		case extension.QoSLS:
 			cpus = pools.Shared
+			if len(ids) > 0 {
+				confined, err := numa.confine(pools.Shared, ids)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
+				}
+				cpus = confined
+			}
 		default:
 			continue
 		}
@@ -294,4 +318,52 @@ func (s *Strategy) reconcileCPUSets(ctx context.Context, st *qosmanager.State) e
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// numaCPUNodes returns the NUMA nodes on which status holds cpu for the pod.
+func numaCPUNodes(status *extension.ResourceStatus) []int {
+	if status == nil {
+		return nil
+	}
+	var ids []int
+	for _, r := range status.NUMANodeResources {
+		if q, ok := r.Resources[corev1.ResourceCPU]; ok && !q.IsZero() {
+			ids = append(ids, int(r.Node))
+		}
+	}
+	return ids
+}
+
+// numaReader reads the NUMA nodes' CPUs at most once a round, when a pod needs them.
+type numaReader struct {
+	read  func() (map[int]cpuset.CPUSet, error)
+	cpus  map[int]cpuset.CPUSet
+	err   error
+	ready bool
+}
+
+func (s *Strategy) numaReader() *numaReader { return &numaReader{read: s.numaCPUs} }
+
+// confine returns the CPUs of shared on the NUMA nodes ids: shared itself when the NUMA nodes are not known
+// (no reader, or it failed: then with the error) or when none of shared's CPUs is on them, so that a pod is
+// never left without CPUs.
+func (r *numaReader) confine(shared cpuset.CPUSet, ids []int) (cpuset.CPUSet, error) {
+	if r.read == nil {
+		return shared, nil
+	}
+	if !r.ready {
+		r.cpus, r.err = r.read()
+		r.ready = true
+	}
+	if r.err != nil {
+		return shared, fmt.Errorf("confine to NUMA nodes %v: %w", ids, r.err)
+	}
+	on := cpuset.New()
+	for _, id := range ids {
+		on = on.Union(r.cpus[id])
+	}
+	if got := shared.Intersection(on); !got.IsEmpty() {
+		return got, nil
+	}
+	return shared, nil
 }

@@ -18,6 +18,7 @@ package cgroupreconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -206,6 +207,77 @@ func TestCPUSetAllocator(t *testing.T) {
 				got[name] = fs.ReadFile(dir, "cpuset.cpus")
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("container cpusets (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// LS pods the scheduler gave cpu on NUMA nodes (numaNodeResources) run on the shared pool's CPUs of those NUMA
+// nodes; the NUMA nodes are 0-3 and 4-7, and an LSR pod holds 2-3.
+func TestCPUSetAllocatorConfinesToNUMANodes(t *testing.T) {
+	numa := func(resources string) qostest.PodOption {
+		return qostest.Annotation(extension.AnnotationResourceStatus, `{"numaNodeResources":[`+resources+`]}`)
+	}
+	pods := []*corev1.Pod{
+		qostest.Pod("lsr", qostest.QoS(extension.QoSLSR), qostest.KubeQoS(corev1.PodQOSGuaranteed),
+			qostest.CPUSet("2-3"), qostest.Container("r", "containerd://r", nil, nil)),
+		qostest.Pod("numa0", qostest.QoS(extension.QoSLS), qostest.KubeQoS(corev1.PodQOSBurstable),
+			numa(`{"node":0,"resources":{"cpu":"1500m","memory":"1Gi"}}`), qostest.Container("a", "containerd://a", nil, nil)),
+		qostest.Pod("numa1", qostest.QoS(extension.QoSLS), qostest.KubeQoS(corev1.PodQOSBurstable),
+			numa(`{"node":1,"resources":{"cpu":"2"}}`), qostest.Container("b", "containerd://b", nil, nil)),
+		qostest.Pod("both", qostest.QoS(extension.QoSLS), qostest.KubeQoS(corev1.PodQOSBurstable),
+			numa(`{"node":0,"resources":{"cpu":"1"}},{"node":1,"resources":{"cpu":"1"}}`), qostest.Container("c", "containerd://c", nil, nil)),
+		// An LSR pod with ConstrainedBurst: NUMA resources and no cpuset.
+		qostest.Pod("burst", qostest.QoS(extension.QoSLSR), qostest.KubeQoS(corev1.PodQOSGuaranteed),
+			numa(`{"node":1,"resources":{"cpu":"2"}}`), qostest.Container("f", "containerd://f", nil, nil)),
+		// Memory alone on a NUMA node does not confine the CPUs.
+		qostest.Pod("memory", qostest.QoS(extension.QoSLS), qostest.KubeQoS(corev1.PodQOSBurstable),
+			numa(`{"node":1,"resources":{"memory":"1Gi"}}`), qostest.Container("d", "containerd://d", nil, nil)),
+		// A NUMA node the machine does not have: the whole shared pool rather than no CPU.
+		qostest.Pod("unknown", qostest.QoS(extension.QoSLS), qostest.KubeQoS(corev1.PodQOSBurstable),
+			numa(`{"node":7,"resources":{"cpu":"1"}}`), qostest.Container("e", "containerd://e", nil, nil)),
+	}
+	nodes := map[int]cpuset.CPUSet{0: cpuset.New(0, 1, 2, 3), 1: cpuset.New(4, 5, 6, 7)}
+	tests := map[string]struct {
+		read    func() (map[int]cpuset.CPUSet, error)
+		want    map[string]string
+		wantErr string
+	}{
+		"NUMA nodes known": {
+			read: func() (map[int]cpuset.CPUSet, error) { return nodes, nil },
+			want: map[string]string{"lsr": "2-3", "numa0": "0-1", "numa1": "4-7", "both": "0-1,4-7", "burst": "4-7", "memory": "0-1,4-7", "unknown": "0-1,4-7"},
+		},
+		"NUMA nodes unreadable: the shared pool, and the error": {
+			read: func() (map[int]cpuset.CPUSet, error) { return nil, errors.New("no sysfs") },
+			want: map[string]string{"lsr": "2-3", "numa0": "0-1,4-7", "numa1": "0-1,4-7", "both": "0-1,4-7", "burst": "0-1,4-7",
+				"memory": "0-1,4-7", "unknown": "0-1,4-7"},
+			wantErr: "confine to NUMA nodes [0]: no sysfs",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			fs := cgrouptest.NewFS(t, cgroup.V1, cgroup.Cgroupfs)
+			cg := cgroup.NewManager(fs.Layout())
+			dirs := map[string]string{}
+			for _, p := range pods {
+				dirs[p.Name] = fs.AddContainer(p.Status.QOSClass, p.UID, p.Status.ContainerStatuses[0].ContainerID)
+			}
+			s := New(cg, Features{CPUSetAllocator: true}, WithNUMACPUs(tc.read))
+			_, ctx := ktesting.NewTestContext(t)
+			st := qostest.State(qostest.Node("8", "16Gi"), qostest.NodeSLO(slov1alpha1.NodeSLOSpec{}), qostest.Cache(), pods...)
+			err := s.Run(ctx, st)
+			if tc.wantErr == "" && err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("Run error = %v, want one containing %q", err, tc.wantErr)
+			}
+			got := map[string]string{}
+			for name, dir := range dirs {
+				got[name] = fs.ReadFile(dir, "cpuset.cpus")
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("container cpusets (-want,+got):\n%s", diff)
 			}
 		})

@@ -24,9 +24,11 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/cpuset"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/nodenumaresource/cache"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/nodenumaresource/cpualloc"
 	"github.com/koord-dev/koord/pkg/util/quantity"
@@ -42,6 +44,8 @@ type request struct {
 	exclusive    extension.CPUExclusivePolicy
 	// numaPolicy is the pod's numa-topology-spec policy; the node's label applies when it is empty.
 	numaPolicy extension.NUMATopologyPolicy
+	// numaExclusive is the pod's singleNUMANodeExclusive: Required when it names none but has a numaPolicy.
+	numaExclusive extension.NUMATopologyExclusive
 	// amounts are the pod's cpu (milli) and memory requests.
 	amounts quantity.Amounts
 }
@@ -53,15 +57,47 @@ type allocation struct {
 	numa map[int]quantity.Amounts
 }
 
+// grant is what the Reservations a pod may allocate hold for it: it takes their CPUs first, and they and
+// the Reservations' NUMA resources count as free for it.
+type grant struct {
+	cpus cpuset.CPUSet
+	numa map[int]quantity.Amounts
+}
+
 // numaResources are the resources accounted per NUMA node.
 var numaResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
 
+// rules are what the plugin's args decide about allocations.
+type rules struct {
+	// numaScoring rates the NUMA node sets that could hold a pod with a NUMA topology policy
+	// (numaScoringStrategy); the best rated of the smallest size is taken.
+	numaScoring config.ScoringStrategy
+	// strategy is the NUMA allocate strategy of nodes without the numa-allocate-strategy label: MostAllocated
+	// when numaScoring is, else LeastAllocated, as in Koordinator.
+	strategy extension.NUMAAllocateStrategy
+}
+
+// newRules returns the rules of args.
+func newRules(args *config.NodeNUMAResourceArgs) rules {
+	r := rules{strategy: extension.NUMALeastAllocated}
+	if args.NUMAScoringStrategy != nil {
+		r.numaScoring = *args.NUMAScoringStrategy
+		if r.numaScoring.Type == config.MostAllocated {
+			r.strategy = extension.NUMAMostAllocated
+		}
+	}
+	return r
+}
+
 // allocate decides what node gives the pod, or returns the reason it cannot, with the numbers a person can act
-// on. labels are the node's (its required bind policy, NUMA topology policy and allocate strategy); preferred
-// are the CPUs of the Reservations the pod may allocate, which it takes first (they count as free for it).
-func allocate(n *cache.Node, u cache.Usage, req *request, labels map[string]string, preferred cpuset.CPUSet) (*allocation, error) {
+// on. labels are the node's (its required bind policy, NUMA topology policy and allocate strategy); g is what
+// the Reservations the pod may allocate hold for it.
+func (r rules) allocate(n *cache.Node, u cache.Usage, req *request, labels map[string]string, g grant) (*allocation, error) {
 	creq := cpualloc.Request{Count: req.cpus, Bind: req.bind, Exclusive: req.exclusive,
 		Strategy: extension.NUMAAllocateStrategy(labels[extension.LabelNodeNUMAAllocateStrategy])}
+	if creq.Strategy == "" {
+		creq.Strategy = r.strategy
+	}
 	switch p := extension.NodeCPUBindPolicy(labels[extension.LabelNodeCPUBindPolicy]); {
 	case req.cpus == 0:
 	case p == extension.NodeCPUBindPolicyFullPCPUsOnly:
@@ -85,10 +121,11 @@ func allocate(n *cache.Node, u cache.Usage, req *request, labels map[string]stri
 	if policy == extension.NUMATopologyPolicyNone {
 		policy = n.Policy
 	}
+	preferred := g.cpus
 	free := u.Free.Union(preferred)
 
 	if policy == extension.NUMATopologyPolicyNone || len(n.Zones) == 0 {
-		cpus, err := take(n, free, preferred, u, creq, req)
+		cpus, err := takeAnywhere(n, free, preferred, u, creq, req)
 		if err != nil {
 			return nil, err
 		}
@@ -104,13 +141,14 @@ func allocate(n *cache.Node, u cache.Usage, req *request, labels map[string]stri
 	for _, id := range ids {
 		f := n.Zones[id].Clone()
 		f.Sub(u.NUMA[id])
+		f.Add(g.numa[id])
 		zoneFree[id] = f
 	}
-	need := req.amounts.Clone()
+	need := quantity.Amounts{}
+	need.Add(req.amounts)
 	if req.cpus > 0 {
 		need[corev1.ResourceCPU] = int64(req.cpus) * 1000
 	}
-	mostAllocated := creq.Strategy == extension.NUMAMostAllocated
 	sizes := []int{}
 	switch policy {
 	case extension.NUMATopologyPolicySingleNUMANode:
@@ -128,41 +166,217 @@ func allocate(n *cache.Node, u cache.Usage, req *request, labels map[string]stri
 			sizes = append(sizes, k)
 		}
 	}
-	for _, k := range sizes {
-		sets := subsets(ids, k)
-		slices.SortStableFunc(sets, func(a, b []int) int {
-			fa, fb := sum(zoneFree, a)[corev1.ResourceCPU], sum(zoneFree, b)[corev1.ResourceCPU]
-			if mostAllocated {
-				return cmp.Compare(fa, fb)
+
+	// singleNUMANodeExclusive: Required under SingleNUMANode and Restricted refuses the NUMA node sets that
+	// would mix pods on one NUMA node with pods spanning several; Preferred (and Required under BestEffort)
+	// takes them only when no other set holds the pod.
+	checks := []bool{false}
+	switch {
+	case req.numaExclusive == extension.NUMATopologyExclusiveRequired && policy != extension.NUMATopologyPolicyBestEffort:
+		checks = []bool{true}
+	case req.numaExclusive != "":
+		checks = []bool{true, false}
+	}
+	granted := n.Topology.NodesOf(g.cpus)
+	for id, amounts := range g.numa {
+		if !amounts.IsZero() && !slices.Contains(granted, id) {
+			granted = append(granted, id)
+		}
+	}
+	mixed := false
+	for _, exclusive := range checks {
+		for _, k := range sizes {
+			sets := subsets(ids, k)
+			scores := make([]int64, len(sets))
+			for i, set := range sets {
+				scores[i] = r.scoreSet(n, zoneFree, set, need)
 			}
-			return cmp.Compare(fb, fa)
-		})
-		for _, set := range sets {
-			if !fits(sum(zoneFree, set), need) {
-				continue
+			order := make([]int, len(sets))
+			for i := range order {
+				order[i] = i
 			}
-			cpus := cpuset.New()
-			if req.cpus > 0 {
-				inSet := cpuset.New()
-				for _, id := range set {
-					inSet = inSet.Union(n.Topology.CPUsOfNode(id))
+			// An owner uses its Reservations first: the sets with their NUMA nodes come first.
+			slices.SortStableFunc(order, func(a, b int) int {
+				if ga, gb := touches(sets[a], granted), touches(sets[b], granted); ga != gb {
+					if ga {
+						return -1
+					}
+					return 1
 				}
-				var err error
-				if cpus, err = take(n, free.Intersection(inSet), preferred.Intersection(inSet), u, creq, req); err != nil {
+				return cmp.Compare(scores[b], scores[a])
+			})
+			for _, i := range order {
+				set := sets[i]
+				if !fits(sum(zoneFree, set), need) {
 					continue
 				}
+				if exclusive && mixes(u, set) {
+					mixed = true
+					continue
+				}
+				cpus := cpuset.New()
+				if req.cpus > 0 {
+					inSet := cpuset.New()
+					for _, id := range set {
+						inSet = inSet.Union(n.Topology.CPUsOfNode(id))
+					}
+					var err error
+					if creq.Strategy == extension.NUMADistributeEvenly && len(set) > 1 {
+						cpus, err = takeEvenly(n, free.Intersection(inSet), preferred.Intersection(inSet), u, creq, req, set)
+					} else {
+						cpus, err = take(n, free.Intersection(inSet), preferred.Intersection(inSet), u, creq, req)
+					}
+					if err != nil {
+						continue
+					}
+				}
+				return &allocation{cpus: cpus, numa: spreadOver(n, set, zoneFree, need, cpus)}, nil
 			}
-			return &allocation{cpus: cpus, numa: spreadOver(n, set, zoneFree, need, cpus)}, nil
 		}
 	}
 	if policy == extension.NUMATopologyPolicyBestEffort {
-		cpus, err := take(n, free, preferred, u, creq, req)
+		cpus, err := takeAnywhere(n, free, preferred, u, creq, req)
 		if err != nil {
 			return nil, err
 		}
 		return &allocation{cpus: cpus}, nil
 	}
+	if mixed {
+		return nil, exclusiveMisfit(ids, u, req, policy)
+	}
 	return nil, numaMisfit(n, ids, zoneFree, free, need, req, policy, sizes)
+}
+
+// scoreSet rates the NUMA node set by numaScoring over the resources it weighs, with the pod placed:
+// LeastAllocated gives 100 × the weighted share left free, MostAllocated 100 × the share used.
+func (r rules) scoreSet(n *cache.Node, zoneFree map[int]quantity.Amounts, set []int, need quantity.Amounts) int64 {
+	total, free := sum(n.Zones, set), sum(zoneFree, set)
+	var sum, weights int64
+	for _, res := range r.numaScoring.Resources {
+		name := corev1.ResourceName(res.Name)
+		t := total[name]
+		if t <= 0 {
+			continue
+		}
+		used := min(max(t-free[name]+need[name], 0), t)
+		share := used * fwk.MaxScore / t
+		if r.numaScoring.Type != config.MostAllocated {
+			share = fwk.MaxScore - share
+		}
+		sum += share * res.Weight
+		weights += res.Weight
+	}
+	if weights == 0 {
+		return 0
+	}
+	return sum / weights
+}
+
+// touches reports whether set has one of the NUMA nodes ids.
+func touches(set, ids []int) bool {
+	return slices.ContainsFunc(set, func(id int) bool { return slices.Contains(ids, id) })
+}
+
+// mixes reports whether placing a pod on the NUMA nodes of set would put a pod spanning several NUMA nodes
+// next to one that uses a NUMA node alone: set has one NUMA node where pods spanning several are, or several
+// of which one holds only single-NUMA pods (Koordinator's rule).
+func mixes(u cache.Usage, set []int) bool {
+	if len(set) == 1 {
+		return u.Shared[set[0]] > 0
+	}
+	for _, id := range set {
+		if u.Single[id] > 0 && u.Shared[id] == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// exclusiveMisfit explains a pod refused only by singleNUMANodeExclusive.
+func exclusiveMisfit(ids []int, u cache.Usage, req *request, policy extension.NUMATopologyPolicy) error {
+	var parts []string
+	for _, id := range ids {
+		state := "no NUMA-aligned pods"
+		switch {
+		case u.Shared[id] > 0 && u.Single[id] > 0:
+			state = fmt.Sprintf("%d pods on it alone and %d spanning NUMA nodes", u.Single[id], u.Shared[id])
+		case u.Shared[id] > 0:
+			state = fmt.Sprintf("%d pods spanning NUMA nodes", u.Shared[id])
+		case u.Single[id] > 0:
+			state = fmt.Sprintf("%d pods on it alone", u.Single[id])
+		}
+		parts = append(parts, fmt.Sprintf("NUMA node %d: %s", id, state))
+	}
+	return fmt.Errorf("%s; the NUMA nodes that have room would mix pods on one NUMA node with pods spanning several (singleNUMANodeExclusive %s, %s)",
+		strings.Join(parts, "; "), req.numaExclusive, policy)
+}
+
+// takeAnywhere takes the CPUs from the node's free ones; with DistributeEvenly, CPUs that span NUMA nodes
+// are taken in equal shares from the NUMA nodes with the most free CPUs, as many as the first choice spanned.
+func takeAnywhere(n *cache.Node, free, preferred cpuset.CPUSet, u cache.Usage, creq cpualloc.Request, req *request) (cpuset.CPUSet, error) {
+	cpus, err := take(n, free, preferred, u, creq, req)
+	if err != nil || creq.Strategy != extension.NUMADistributeEvenly {
+		return cpus, err
+	}
+	spanned := len(n.Topology.NodesOf(cpus))
+	if spanned < 2 {
+		return cpus, nil
+	}
+	nodes := n.Topology.NodesOf(n.Topology.All())
+	slices.SortStableFunc(nodes, func(a, b int) int {
+		return cmp.Compare(free.Intersection(n.Topology.CPUsOfNode(b)).Size(), free.Intersection(n.Topology.CPUsOfNode(a)).Size())
+	})
+	set := nodes[:spanned]
+	inSet := cpuset.New()
+	for _, id := range set {
+		inSet = inSet.Union(n.Topology.CPUsOfNode(id))
+	}
+	if even, err := takeEvenly(n, free.Intersection(inSet), preferred.Intersection(inSet), u, creq, req, set); err == nil {
+		return even, nil
+	}
+	return cpus, nil
+}
+
+// takeEvenly takes the CPUs in equal shares from the NUMA nodes of set (whole cores for FullPCPUs): the
+// NUMA nodes with fewer free CPUs first, so that what one cannot give falls to those after it.
+func takeEvenly(n *cache.Node, free, preferred cpuset.CPUSet, u cache.Usage, creq cpualloc.Request, req *request, set []int) (cpuset.CPUSet, error) {
+	order := slices.Clone(set)
+	freeIn := func(id int) cpuset.CPUSet { return free.Intersection(n.Topology.CPUsOfNode(id)) }
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(freeIn(a).Size(), freeIn(b).Size()) })
+	unit := 1
+	if creq.Bind == extension.CPUBindPolicyFullPCPUs {
+		unit = n.Topology.CPUsPerCore
+	}
+	got, left := cpuset.New(), creq.Count
+	for i, id := range order {
+		in := freeIn(id)
+		room := in.Size()
+		if unit > 1 {
+			room = n.Topology.FullCores(in) * unit
+		}
+		share := min(left/(len(order)-i)/unit*unit, room)
+		if share == 0 {
+			continue
+		}
+		part := creq
+		part.Count = share
+		cpus, err := take(n, in, preferred.Intersection(in), u, part, req)
+		if err != nil {
+			return cpus, err
+		}
+		got, left = got.Union(cpus), left-cpus.Size()
+	}
+	if left > 0 {
+		part := creq
+		part.Count = left
+		rest := free.Difference(got)
+		cpus, err := take(n, rest, preferred.Intersection(rest), u, part, req)
+		if err != nil {
+			return cpus, err
+		}
+		got = got.Union(cpus)
+	}
+	return got, nil
 }
 
 // withRequiredBind returns a copy of req requiring bind.
@@ -224,7 +438,8 @@ func numaMisfit(n *cache.Node, ids []int, zoneFree map[int]quantity.Amounts, fre
 }
 
 // spreadOver places the pod's resources on the NUMA nodes of set: the CPUs where they are, the rest (memory,
-// an unbound pod's cpu) filling the nodes in order.
+// an unbound pod's cpu) in equal shares, the NUMA nodes with less free first so that what one cannot give
+// falls to those after it (Koordinator's even distribution).
 func spreadOver(n *cache.Node, set []int, zoneFree map[int]quantity.Amounts, need quantity.Amounts, cpus cpuset.CPUSet) map[int]quantity.Amounts {
 	out := map[int]quantity.Amounts{}
 	for _, id := range set {
@@ -240,11 +455,13 @@ func spreadOver(n *cache.Node, set []int, zoneFree map[int]quantity.Amounts, nee
 	}
 	for _, name := range numaResources {
 		left := rest[name]
-		for _, id := range set {
+		order := slices.Clone(set)
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(zoneFree[a][name], zoneFree[b][name]) })
+		for i, id := range order {
 			if left <= 0 {
 				break
 			}
-			give := min(left, max(zoneFree[id][name], 0))
+			give := min(left/int64(len(order)-i), max(zoneFree[id][name], 0))
 			if give > 0 {
 				out[id][name] += give
 				left -= give

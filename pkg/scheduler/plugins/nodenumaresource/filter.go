@@ -68,7 +68,11 @@ func (p *Plugin) requestOf(pod *corev1.Pod) (*request, error) {
 		return nil, err
 	}
 	if numa != nil {
-		req.numaPolicy = numa.NUMATopologyPolicy
+		req.numaPolicy, req.numaExclusive = numa.NUMATopologyPolicy, numa.SingleNUMANodeExclusive
+		if req.numaExclusive == "" && req.numaPolicy != extension.NUMATopologyPolicyNone {
+			// Koordinator's default: a pod with a NUMA policy of its own is not mixed with pods of the other kind.
+			req.numaExclusive = extension.NUMATopologyExclusiveRequired
+		}
 	}
 	qos := extension.GetPodQoSClassRaw(pod)
 	milli := req.amounts[corev1.ResourceCPU]
@@ -160,11 +164,17 @@ func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node, 
 		return nil, fmt.Errorf("node has no CPU topology yet (its NodeResourceTopology, which koordlet writes)")
 	}
 	u := p.cache.Usage(node.Name, n, pod.UID)
-	preferred := cpuset.New()
+	g := grant{cpus: cpuset.New(), numa: map[int]quantity.Amounts{}}
 	for _, uid := range resvs {
-		preferred = preferred.Union(u.Reserved[uid])
+		g.cpus = g.cpus.Union(u.Reserved[uid])
+		for id, amounts := range u.ReservedNUMA[uid] {
+			if g.numa[id] == nil {
+				g.numa[id] = quantity.Amounts{}
+			}
+			g.numa[id].Add(amounts)
+		}
 	}
-	return allocate(n, u, req, node.Labels, preferred)
+	return p.rules.allocate(n, u, req, node.Labels, g)
 }
 
 // SignPod signs pods the plugin has nothing to give (they bind no CPUs and no node has a NUMA topology

@@ -60,6 +60,8 @@ type Plugin struct {
 	policyNodes sets.Set[string]
 	// defaultBind is args.DefaultCPUBindPolicy.
 	defaultBind extension.CPUBindPolicy
+	// rules are the args' allocation rules.
+	rules rules
 }
 
 // NewFactory returns the factory of the plugin, for app.WithPlugin(Name, NewFactory(...)). The plugin reads
@@ -69,7 +71,7 @@ func NewFactory(informers *crdinformers.Shared, opts ...plugins.Option) framewor
 		if h.ClientSet() == nil {
 			return nil, errors.New("the framework handle has no clientset")
 		}
-		p := &Plugin{args: args, handle: h, cache: cache.New(), defaultBind: extension.CPUBindPolicy(args.DefaultCPUBindPolicy), policyNodes: sets.New[string]()}
+		p := &Plugin{args: args, handle: h, cache: cache.New(), defaultBind: extension.CPUBindPolicy(args.DefaultCPUBindPolicy), policyNodes: sets.New[string](), rules: newRules(args)}
 		client, err := informers.Client(h)
 		if err != nil {
 			return nil, err

@@ -35,7 +35,8 @@ func (p *Plugin) PreScore(_ context.Context, cs fwk.CycleState, _ *corev1.Pod, _
 	return nil
 }
 
-// Score rates the node by its NUMA nodes' free resources once the pod is placed, over the resources and
+// Score rates the node by the free resources of its NUMA nodes once the pod is placed (of the NUMA nodes the
+// pod is given, for a pod with a NUMA topology policy, as Koordinator scores it), over the resources and
 // weights of the args' scoringStrategy: LeastAllocated gives 100 × the weighted share left free, MostAllocated
 // 100 × the share used. Nodes where the pod needs nothing of the plugin score 0.
 func (p *Plugin) Score(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, ni fwk.NodeInfo) (int64, *fwk.Status) {
@@ -55,6 +56,9 @@ func (p *Plugin) Score(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, ni
 	u := p.cache.Usage(node.Name, n, pod.UID)
 	total, used := quantity.Amounts{}, quantity.Amounts{}
 	for id, z := range n.Zones {
+		if len(alloc.numa) > 0 && alloc.numa[id] == nil {
+			continue
+		}
 		total.Add(z)
 		used.Add(u.NUMA[id])
 		used.Add(alloc.numa[id])

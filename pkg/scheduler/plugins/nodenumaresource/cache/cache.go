@@ -21,6 +21,7 @@ package cache
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -247,6 +248,12 @@ type Usage struct {
 	Free cpuset.CPUSet
 	// Reserved are the CPUs each Reservation on the node holds and its owners have not taken.
 	Reserved map[types.UID]cpuset.CPUSet
+	// ReservedNUMA are the resources each Reservation holds on each NUMA node and its owners have not taken
+	// (they are in NUMA once, as the Reservation's).
+	ReservedNUMA map[types.UID]map[int]quantity.Amounts
+	// Single and Shared count, per NUMA node, the pods on it that use that NUMA node alone and those that
+	// span several (by their CPUs and NUMA resources), for singleNUMANodeExclusive.
+	Single, Shared map[int]int
 }
 
 // invalidate drops the memoized usage of node; c.mu is held.
@@ -279,9 +286,11 @@ func (c *Cache) Usage(node string, n *Node, skip types.UID) Usage {
 
 // usageLocked computes Usage; c.mu is held.
 func (c *Cache) usageLocked(node string, n *Node, skip types.UID) Usage {
-	u := Usage{NUMA: map[int]quantity.Amounts{}, Held: cpualloc.Exclusive{Cores: map[int]bool{}, Nodes: map[int]bool{}}}
+	u := Usage{NUMA: map[int]quantity.Amounts{}, Held: cpualloc.Exclusive{Cores: map[int]bool{}, Nodes: map[int]bool{}},
+		Single: map[int]int{}, Shared: map[int]int{}}
 	var ids []int
 	taken := map[types.UID][]int{}
+	owners := map[types.UID][]*Allocation{}
 	for uid, a := range c.byNode[node] {
 		if uid == skip {
 			continue
@@ -294,6 +303,7 @@ func (c *Cache) usageLocked(node string, n *Node, skip types.UID) Usage {
 		}
 		if a.Reservation != "" {
 			taken[a.Reservation] = append(taken[a.Reservation], a.CPUs.UnsortedList()...)
+			owners[a.Reservation] = append(owners[a.Reservation], a)
 		}
 		ids = append(ids, a.CPUs.UnsortedList()...)
 		for id, amounts := range a.NUMA {
@@ -301,6 +311,13 @@ func (c *Cache) usageLocked(node string, n *Node, skip types.UID) Usage {
 				u.NUMA[id] = quantity.Amounts{}
 			}
 			u.NUMA[id].Add(amounts)
+		}
+		if used := numaNodesOf(n, a); len(used) == 1 {
+			u.Single[used[0]]++
+		} else {
+			for _, id := range used {
+				u.Shared[id]++
+			}
 		}
 		for _, cpu := range a.CPUs.UnsortedList() {
 			info, ok := n.Topology.CPU(cpu)
@@ -319,6 +336,44 @@ func (c *Cache) usageLocked(node string, n *Node, skip types.UID) Usage {
 	u.Free = n.Topology.All().Difference(n.Unavailable).Difference(u.CPUs)
 	for uid, cpus := range u.Reserved {
 		u.Reserved[uid] = cpus.Difference(cpuset.New(taken[uid]...))
+		resv := c.byNode[node][uid]
+		if len(resv.NUMA) == 0 {
+			continue
+		}
+		// What owners hold on a NUMA node comes out of the Reservation's resources there, up to them: it is
+		// counted once, and the rest stays the Reservation's.
+		left := map[int]quantity.Amounts{}
+		for id, amounts := range resv.NUMA {
+			left[id] = amounts.Clone()
+		}
+		for _, o := range owners[uid] {
+			for id, amounts := range o.NUMA {
+				for name, v := range amounts {
+					inside := min(v, max(left[id][name], 0))
+					if inside <= 0 {
+						continue
+					}
+					left[id][name] -= inside
+					u.NUMA[id][name] -= inside
+				}
+			}
+		}
+		if u.ReservedNUMA == nil {
+			u.ReservedNUMA = map[types.UID]map[int]quantity.Amounts{}
+		}
+		u.ReservedNUMA[uid] = left
 	}
 	return u
+}
+
+// numaNodesOf returns the NUMA nodes a holds resources or CPUs on, in order.
+func numaNodesOf(n *Node, a *Allocation) []int {
+	ids := n.Topology.NodesOf(a.CPUs)
+	for id, amounts := range a.NUMA {
+		if !amounts.IsZero() && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
