@@ -33,7 +33,7 @@ import (
 var koordinatorOnlyKoordletGates = []string{
 	// pkg/features/koordlet_features.go
 	"RdtResctrl", "CPUEvict", "CPUAllocatableEvict", "MemoryEvict",
-	"MemoryAllocatableEvict", "SystemConfig", "BlkIOReconcile", "Accelerators", "RDMADevices",
+	"MemoryAllocatableEvict", "SystemConfig", "BlkIOReconcile",
 	"CPICollector", "PSICollector", "ResctrlCollector", "ColdPageCollector", "Libpfm4", "HugePageReport",
 	"PodResourcesProxy", "HamiCoreVGPUMonitor", "PerCPUMetric", "NodeMetricPromMetrics", "BECPUManager",
 	"AuditEvents", "AuditEventsHTTPHandler", "CgroupV2NRI",

@@ -37,8 +37,8 @@ func TestKoordletCompatFlag(t *testing.T) {
 			wantEnabled: map[string]bool{"BEMemoryEvict": true, "CPUBurst": false, "BECPUSuppress": true},
 		},
 		"koordinator helm values with gates koord does not implement": {
-			args:        []string{"--feature-gates=BECPUEvict=true,Accelerators=true,RdtResctrl=false,GroupIdentity=true"},
-			wantIgnored: []string{"Accelerators", "GroupIdentity", "RdtResctrl"},
+			args:        []string{"--feature-gates=BECPUEvict=true,RdtResctrl=false,GroupIdentity=true"},
+			wantIgnored: []string{"GroupIdentity", "RdtResctrl"},
 			wantEnabled: map[string]bool{"BECPUEvict": true},
 		},
 		"all alpha and beta": {

@@ -58,6 +58,14 @@ const (
 	// reads (beta, on, as in Koordinator).
 	// owner: koordlet
 	NodeTopologyReport featuregate.Feature = "NodeTopologyReport"
+	// Accelerators discovers the node's GPUs through NVML and reports them in its Device object (beta, on;
+	// Koordinator's is alpha and off: a node without the NVML library reports none after one log line).
+	// owner: koordlet
+	Accelerators featuregate.Feature = "Accelerators"
+	// RDMADevices discovers the node's RDMA NICs (sysfs) and reports them in its Device object (beta, on;
+	// Koordinator's is alpha and off).
+	// owner: koordlet
+	RDMADevices featuregate.Feature = "RDMADevices"
 )
 
 // koordletFeatures are the defaults of koordlet's gates: Koordinator's, except CgroupReconcile (see there).
@@ -70,6 +78,8 @@ var koordletFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
 	BEMemoryEvict:      {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 	BECPUEvict:         {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 	NodeTopologyReport: {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	Accelerators:       {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	RDMADevices:        {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 }
 
 // koordletDependencies: the per-class settings are applied by the reconciler only. Turning CgroupReconcile off
@@ -117,6 +127,10 @@ type Koordlet struct {
 	BECPUEvict bool
 	// NodeTopologyReport is the state of the NodeTopologyReport gate.
 	NodeTopologyReport bool
+	// Accelerators is the state of the Accelerators gate.
+	Accelerators bool
+	// RDMADevices is the state of the RDMADevices gate.
+	RDMADevices bool
 }
 
 // ResolveKoordlet reads koordlet's gates from g, which must know them (a gate set from NewKoordletGate).
@@ -130,5 +144,7 @@ func ResolveKoordlet(g featuregate.FeatureGate) Koordlet {
 		BEMemoryEvict:      g.Enabled(BEMemoryEvict),
 		BECPUEvict:         g.Enabled(BECPUEvict),
 		NodeTopologyReport: g.Enabled(NodeTopologyReport),
+		Accelerators:       g.Enabled(Accelerators),
+		RDMADevices:        g.Enabled(RDMADevices),
 	}
 }

@@ -33,7 +33,7 @@ func TestKoordletGateDefaults(t *testing.T) {
 	}
 	want := Koordlet{
 		CgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true, CPUBurst: true,
-		NodeTopologyReport: true,
+		NodeTopologyReport: true, Accelerators: true, RDMADevices: true,
 	}
 	if diff := cmp.Diff(want, ResolveKoordlet(g)); diff != "" {
 		t.Errorf("ResolveKoordlet of the defaults (-want,+got):\n%s", diff)
@@ -49,16 +49,16 @@ func TestKoordletGateSetFromFlag(t *testing.T) {
 		"Koordinator DaemonSet value turns the alpha evictions on": {
 			value: "AllAlpha=true,AllBeta=true",
 			want: Koordlet{CgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true,
-				CPUBurst: true, BEMemoryEvict: true, BECPUEvict: true, NodeTopologyReport: true},
+				CPUBurst: true, BEMemoryEvict: true, BECPUEvict: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true},
 		},
 		"one strategy off": {
 			value: "BECPUSuppress=false,BEMemoryEvict=true",
 			want: Koordlet{CgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, CPUBurst: true,
-				BEMemoryEvict: true, NodeTopologyReport: true},
+				BEMemoryEvict: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true},
 		},
 		"reconciler off with what depends on it": {
 			value: "CgroupReconcile=false,BatchResource=false,CPUSetAllocator=false",
-			want:  Koordlet{BECPUSuppress: true, CPUBurst: true, NodeTopologyReport: true},
+			want:  Koordlet{BECPUSuppress: true, CPUBurst: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true},
 		},
 		"reconciler off alone leaves its dependents without an apply path": {
 			value:      "CgroupReconcile=false",

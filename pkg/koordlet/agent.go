@@ -42,6 +42,7 @@ import (
 	"github.com/koord-dev/koord/pkg/features"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
 	"github.com/koord-dev/koord/pkg/koordlet/collector"
+	"github.com/koord-dev/koord/pkg/koordlet/devices"
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
 	"github.com/koord-dev/koord/pkg/koordlet/metriccache"
 	"github.com/koord-dev/koord/pkg/koordlet/nodetopology"
@@ -98,6 +99,8 @@ type Agent struct {
 	report   *reporter.Reporter
 	// topology reports the NodeResourceTopology; nil with NodeTopologyReport off.
 	topology *nodetopology.Reporter
+	// devices reports the node's Device; nil when no device source is on.
+	devices  *devices.Reporter
 	qos      *qosmanager.Manager
 	events   record.EventBroadcaster
 	registry *prometheus.Registry
@@ -154,6 +157,10 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 		}, a.informer)
 	}
 
+	if sources := deviceSources(opts, gates); len(sources) > 0 {
+		a.devices = devices.NewReporter(koord, opts.NodeName, a.informer, sources...)
+	}
+
 	strategies, err := a.strategies(gates, recorder)
 	if err != nil {
 		return nil, err
@@ -166,6 +173,22 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 		qosmanager.WithMaxSampleAge(3*opts.CollectInterval),
 		qosmanager.WithKubeletCPUs(nodetopology.NewKubeletPinned(opts.KubeletRootDir).Pinned))
 	return a, nil
+}
+
+// deviceSources are where the node's devices come from: the --device-file alone when given, else NVML
+// (Accelerators) and sysfs (RDMADevices).
+func deviceSources(opts Options, gates features.Koordlet) []devices.Source {
+	if opts.DeviceFile != "" {
+		return []devices.Source{devices.NewFileSource(opts.DeviceFile)}
+	}
+	var out []devices.Source
+	if gates.Accelerators {
+		out = append(out, devices.NewGPUSource(devices.NewNVML(), opts.SysRoot))
+	}
+	if gates.RDMADevices {
+		out = append(out, devices.NewRDMASource(opts.SysRoot))
+	}
+	return out
 }
 
 // detectLayout resolves the cgroup version and kubelet's driver, unless the driver was given.
@@ -252,6 +275,9 @@ func (a *Agent) Run(ctx context.Context) error {
 
 	wg.Go(func() { a.collect.Run(ctx, a.opts.CollectInterval) })
 	wg.Go(func() { a.report.Run(ctx) })
+	if a.devices != nil {
+		wg.Go(func() { a.devices.Run(ctx, a.opts.DeviceReportInterval) })
+	}
 	if a.topology != nil {
 		wg.Go(func() { a.topology.Run(ctx, a.opts.TopologyReportInterval) })
 	}

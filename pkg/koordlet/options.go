@@ -62,6 +62,10 @@ type Options struct {
 	KubeletRootDir, KubeletConfig string
 	// TopologyReportInterval is how often the NodeResourceTopology is recomputed (written when it changed).
 	TopologyReportInterval time.Duration
+	// DeviceFile declares the node's devices instead of discovering them (tests, demos); "" discovers them.
+	DeviceFile string
+	// DeviceReportInterval is how often devices are discovered again (the Device is written when it changed).
+	DeviceReportInterval time.Duration
 	// CollectInterval is how often node, pod and container usage are sampled.
 	CollectInterval time.Duration
 	// QoSInterval is how often the QoS strategies run.
@@ -101,6 +105,7 @@ func DefaultOptions() Options {
 		KubeletRootDir:         "/var/lib/kubelet",
 		KubeletConfig:          "/var/lib/kubelet/config.yaml",
 		TopologyReportInterval: 30 * time.Second,
+		DeviceReportInterval:   10 * time.Second,
 		CollectInterval:        time.Second,
 		QoSInterval:            time.Second,
 		ReportWarmup:           5 * time.Second,
@@ -126,6 +131,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.KubeletRootDir, "kubelet-root-dir", o.KubeletRootDir, "kubelet's --root-dir, which holds its CPU manager state (cpu_manager_state).")
 	fs.StringVar(&o.KubeletConfig, "kubelet-config", o.KubeletConfig, "kubelet's configuration file (CPU manager policy and options, reservedSystemCPUs, topology manager policy); a missing file means kubelet's defaults; empty: none.")
 	fs.DurationVar(&o.TopologyReportInterval, "topology-report-interval", o.TopologyReportInterval, "How often the node's NodeResourceTopology is recomputed; it is written only when it changed.")
+	fs.StringVar(&o.DeviceFile, "device-file", o.DeviceFile, "A YAML or JSON file declaring the node's devices (labels, devices as in the Device object's spec), read at every report instead of discovering GPUs and RDMA NICs; for tests and demos.")
+	fs.DurationVar(&o.DeviceReportInterval, "device-report-interval", o.DeviceReportInterval, "How often the node's GPUs and RDMA NICs are discovered again; its Device is written only when it changed.")
 	fs.DurationVar(&o.CollectInterval, "collect-interval", o.CollectInterval, "How often node, pod and container usage are sampled.")
 	fs.DurationVar(&o.QoSInterval, "qos-interval", o.QoSInterval, "How often the QoS strategies (suppression, burst, eviction, cgroup reconcile) run.")
 	fs.DurationVar(&o.ReportWarmup, "report-warmup", o.ReportWarmup, "Delay of the first NodeMetric report after start; later reports follow the NodeMetric's reportIntervalSeconds.")
@@ -160,6 +167,9 @@ func (o *Options) Validate() error {
 	}
 	if o.TopologyReportInterval < time.Second {
 		errs = append(errs, fmt.Errorf("--topology-report-interval: %s is shorter than 1s", o.TopologyReportInterval))
+	}
+	if o.DeviceReportInterval < time.Second {
+		errs = append(errs, fmt.Errorf("--device-report-interval: %s is shorter than 1s", o.DeviceReportInterval))
 	}
 	if !strings.HasPrefix(o.KubeletCgroupRoot, "/") {
 		errs = append(errs, fmt.Errorf("--kubelet-cgroup-root: %q must be an absolute cgroup path", o.KubeletCgroupRoot))

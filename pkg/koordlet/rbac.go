@@ -29,3 +29,4 @@ package koordlet
 // +kubebuilder:rbac:groups=slo.koordinator.sh,resources=nodemetrics,verbs=get;list;watch
 // +kubebuilder:rbac:groups=slo.koordinator.sh,resources=nodemetrics/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=topology.node.k8s.io,resources=noderesourcetopologies,verbs=get;create;update
+// +kubebuilder:rbac:groups=scheduling.koordinator.sh,resources=devices,verbs=get;create;update

@@ -404,6 +404,12 @@ type runningAgent struct {
 // given ("Name=true"). It is stopped when the test ends, or earlier by stop.
 func startAgent(t *testing.T, cfg *rest.Config, n *testNode, gates ...string) *runningAgent {
 	t.Helper()
+	return startAgentWith(t, cfg, n, nil, gates...)
+}
+
+// startAgentWith is startAgent with the options changed by edit (when not nil) after the test's own.
+func startAgentWith(t *testing.T, cfg *rest.Config, n *testNode, edit func(*koordlet.Options), gates ...string) *runningAgent {
+	t.Helper()
 	opts := koordlet.DefaultOptions()
 	opts.NodeName = n.name
 	opts.CgroupRoot = n.host.fs.Root()
@@ -415,6 +421,9 @@ func startAgent(t *testing.T, cfg *rest.Config, n *testNode, gates ...string) *r
 	opts.ReportWarmup = agentReportWarmup
 	opts.MetricsBindAddress = "0"
 	opts.HealthProbeBindAddress = "0"
+	if edit != nil {
+		edit(&opts)
+	}
 	if len(gates) > 0 {
 		if err := opts.FeatureGates.Set(strings.Join(gates, ",")); err != nil {
 			t.Fatalf("set feature gates %v: %v", gates, err)
