@@ -31,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
 	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
@@ -54,7 +55,7 @@ type Reporter struct {
 	nodeName string
 	sources  []Source
 	node     NodeGetter
-	now      func() time.Time
+	clock    clock.PassiveClock
 
 	// last is each source's last good discovery, kept while it fails.
 	last map[string]Found
@@ -64,7 +65,7 @@ type Reporter struct {
 
 // NewReporter returns the reporter of node nodeName over sources.
 func NewReporter(client versioned.Interface, nodeName string, node NodeGetter, sources ...Source) *Reporter {
-	return &Reporter{client: client, nodeName: nodeName, sources: sources, node: node, now: time.Now,
+	return &Reporter{client: client, nodeName: nodeName, sources: sources, node: node, clock: clock.RealClock{},
 		last: map[string]Found{}, logged: map[string]string{}}
 }
 
@@ -186,7 +187,7 @@ func (r *Reporter) apply(d *schedulingv1alpha1.Device, found Found) {
 			if old := findCondition(previous[string(dev.Type)+"/"+dev.UUID], c.Type); old != nil && old.Status == c.Status {
 				c.LastTransitionTime = old.LastTransitionTime
 			} else if c.LastTransitionTime.IsZero() {
-				c.LastTransitionTime = metav1.NewTime(r.now().Truncate(time.Second))
+				c.LastTransitionTime = metav1.NewTime(r.clock.Now().Truncate(time.Second))
 			}
 		}
 		devices = append(devices, dev)
