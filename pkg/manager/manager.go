@@ -41,6 +41,7 @@ import (
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned/scheme"
 	"github.com/koord-dev/koord/pkg/features"
 	"github.com/koord-dev/koord/pkg/manager/controller/colocationprofile"
+	"github.com/koord-dev/koord/pkg/manager/controller/deviceresource"
 	"github.com/koord-dev/koord/pkg/manager/controller/nodemetric"
 	"github.com/koord-dev/koord/pkg/manager/controller/noderesource"
 	"github.com/koord-dev/koord/pkg/manager/controller/nodeslo"
@@ -185,6 +186,8 @@ func setupControllers(mgr ctrl.Manager, o Options, controllers []string) error {
 			})
 		case ControllerQuotaProfile:
 			err = quotaprofile.Setup(mgr)
+		case ControllerDeviceResource:
+			err = deviceresource.Setup(mgr)
 		case ControllerColocationProfile:
 			err = colocationprofile.Setup(mgr, colocationprofile.Options{Clock: clock.RealClock{}, Interval: o.ColocationProfileInterval})
 		}

@@ -46,12 +46,15 @@ const (
 	// ControllerQuotaProfile keeps the root ElasticQuota of each ElasticQuotaProfile, on by default as in
 	// Koordinator.
 	ControllerQuotaProfile = "quotaprofile"
+	// ControllerDeviceResource writes nodes' device resources from their Device objects (Koordinator's
+	// GPUDeviceResource and RDMADeviceResource node-resource plugins), on by default as there.
+	ControllerDeviceResource = "deviceresource"
 	// ControllerColocationProfile is alpha, as in Koordinator, and off unless named explicitly.
 	ControllerColocationProfile = "colocationprofile"
 )
 
 // KnownControllers lists the controllers koord-manager runs by default ("*"), in start order.
-var KnownControllers = []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource, ControllerQuotaProfile}
+var KnownControllers = []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource, ControllerQuotaProfile, ControllerDeviceResource}
 
 // OptInControllers lists the controllers that run only when --controllers names them; "*" leaves them off. They
 // start after KnownControllers, in this order.

@@ -32,16 +32,16 @@ func TestEnabledControllers(t *testing.T) {
 		wantErr string
 	}{
 		"all":                  {flag: "*", want: KnownControllers},
-		"all but one":          {flag: "*,-noderesource", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerQuotaProfile}},
+		"all but one":          {flag: "*,-noderesource", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerQuotaProfile, ControllerDeviceResource}},
 		"one":                  {flag: "nodeslo", want: []string{ControllerNodeSLO}},
 		"start order":          {flag: "noderesource,nodemetric", want: []string{ControllerNodeMetric, ControllerNodeResource}},
 		"none":                 {flag: "", want: nil},
 		"unknown":              {flag: "*,nodeslos", wantErr: `unknown controller "nodeslos"`},
-		"opt-in off by *":      {flag: "*", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource, ControllerQuotaProfile}},
+		"opt-in off by *":      {flag: "*", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource, ControllerQuotaProfile, ControllerDeviceResource}},
 		"opt-in named":         {flag: "colocationprofile", want: []string{ControllerColocationProfile}},
-		"all plus opt-in":      {flag: "colocationprofile,*", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource, ControllerQuotaProfile, ControllerColocationProfile}},
+		"all plus opt-in":      {flag: "colocationprofile,*", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource, ControllerQuotaProfile, ControllerDeviceResource, ControllerColocationProfile}},
 		"opt-in removed":       {flag: "*,colocationprofile,-colocationprofile", want: KnownControllers},
-		"unknown lists opt-in": {flag: "colocationprofiles", wantErr: `(known: nodemetric, nodeslo, noderesource, quotaprofile, colocationprofile)`},
+		"unknown lists opt-in": {flag: "colocationprofiles", wantErr: `(known: nodemetric, nodeslo, noderesource, quotaprofile, deviceresource, colocationprofile)`},
 		"unknown remove":       {flag: "*,-foo", wantErr: `unknown controller "foo"`},
 	}
 	for name, tc := range tests {

@@ -140,16 +140,16 @@ func (s *GPUSource) Discover(ctx context.Context) (Found, error) {
 	if len(found.Devices) == 0 {
 		return found, nil
 	}
-	found.Labels = map[string]string{LabelGPUVendor: "nvidia"}
+	found.Labels = map[string]string{extension.LabelGPUVendor: "nvidia"}
 	if len(models) == 1 {
 		for m := range models {
 			if m != "" {
-				found.Labels[LabelGPUModel] = m
+				found.Labels[extension.LabelGPUModel] = m
 			}
 		}
 	}
 	if v, err := s.lib.DriverVersion(); err == nil && v != "" {
-		found.Labels[LabelGPUDriverVersion] = v
+		found.Labels[extension.LabelGPUDriverVersion] = v
 	}
 	return found, nil
 }

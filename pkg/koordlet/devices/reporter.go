@@ -34,6 +34,7 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
+	"github.com/koord-dev/koord/apis/extension"
 	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 )
@@ -42,7 +43,7 @@ import (
 const DefaultInterval = 10 * time.Second
 
 // managedLabels are the Device labels koordlet owns: set from discovery, removed when discovery has none.
-var managedLabels = []string{LabelGPUVendor, LabelGPUModel, LabelGPUDriverVersion}
+var managedLabels = []string{extension.LabelGPUVendor, extension.LabelGPUModel, extension.LabelGPUDriverVersion}
 
 // NodeGetter gives the agent's node (from its states informer).
 type NodeGetter interface {

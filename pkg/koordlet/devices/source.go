@@ -23,16 +23,6 @@ import (
 	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 )
 
-// Labels of the Device object, as Koordinator's koordlet writes them; koord-manager copies them to the node.
-const (
-	// LabelGPUVendor is the GPUs' vendor ("nvidia" for NVML).
-	LabelGPUVendor = "node.koordinator.sh/gpu-vendor"
-	// LabelGPUModel is the GPUs' model, e.g. "A100-SXM4-80GB" (set when every GPU is of the same model).
-	LabelGPUModel = "node.koordinator.sh/gpu-model"
-	// LabelGPUDriverVersion is the GPU driver's version.
-	LabelGPUDriverVersion = "node.koordinator.sh/gpu-driver-version"
-)
-
 // Found is what a Source found: devices, and labels of the Device object.
 type Found struct {
 	Devices []schedulingv1alpha1.DeviceInfo

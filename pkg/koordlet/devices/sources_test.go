@@ -123,7 +123,7 @@ func TestGPUSource(t *testing.T) {
 		eight[i] = a100(i)
 		eightWant = append(eightWant, gpuDevice(i, int32(i/4), fmt.Sprintf("pci0000:%02x", i/4)))
 	}
-	labels := map[string]string{LabelGPUVendor: "nvidia", LabelGPUModel: "A100-SXM4-80GB", LabelGPUDriverVersion: "550.54.15"}
+	labels := map[string]string{extension.LabelGPUVendor: "nvidia", extension.LabelGPUModel: "A100-SXM4-80GB", extension.LabelGPUDriverVersion: "550.54.15"}
 	mixed := []GPU{a100(0), a100(1)}
 	mixed[1].Name = "NVIDIA H100 80GB HBM3"
 	tests := map[string]struct {
@@ -136,7 +136,7 @@ func TestGPUSource(t *testing.T) {
 		// Two PCI roots, one per NUMA node.
 		"eight GPUs": {lib: &recordedNVML{gpus: eight, driver: "550.54.15"}, want: Found{Devices: eightWant, Labels: labels}},
 		"two models: no model label": {lib: &recordedNVML{gpus: mixed, driver: "550.54.15"},
-			want: Found{Devices: eightWant[:2], Labels: map[string]string{LabelGPUVendor: "nvidia", LabelGPUDriverVersion: "550.54.15"}}},
+			want: Found{Devices: eightWant[:2], Labels: map[string]string{extension.LabelGPUVendor: "nvidia", extension.LabelGPUDriverVersion: "550.54.15"}}},
 		"no library": {lib: &recordedNVML{initErr: fmt.Errorf("%w: %w", ErrUnavailable, errNoNVML)}, wantErr: ErrUnavailable},
 		// A GPU NVML cannot describe that was never seen is left out.
 		"a GPU that never answered": {lib: &recordedNVML{gpus: eight[:2], driver: "550.54.15", failing: map[int]error{1: errors.New("ERROR_GPU_IS_LOST")}},
@@ -251,7 +251,7 @@ devices:
 - {type: gpu, id: GPU-0, minor: 0, health: true, resources: {koordinator.sh/gpu-core: "100"}}
 - {type: rdma, id: "0000:18:00.0", minor: 0, health: false}
 `,
-			want: Found{Labels: map[string]string{LabelGPUModel: "A100"}, Devices: []schedulingv1alpha1.DeviceInfo{
+			want: Found{Labels: map[string]string{extension.LabelGPUModel: "A100"}, Devices: []schedulingv1alpha1.DeviceInfo{
 				{Type: schedulingv1alpha1.GPU, UUID: "GPU-0", Minor: ptr.To[int32](0), Health: true, Resources: corev1.ResourceList{extension.ResourceGPUCore: resource.MustParse("100")}},
 				{Type: schedulingv1alpha1.RDMA, UUID: "0000:18:00.0", Minor: ptr.To[int32](0)},
 			}},

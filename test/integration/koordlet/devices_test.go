@@ -27,10 +27,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/koord-dev/koord/apis/extension"
 	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordlet"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
-	"github.com/koord-dev/koord/pkg/koordlet/devices"
 )
 
 // TestDeviceReport: koordlet, as its shipped role, reports the devices its --device-file declares as the node's
@@ -80,7 +80,7 @@ devices:
 	if refs := d.OwnerReferences; len(refs) != 1 || refs[0].Kind != "Node" || refs[0].Name != n.name {
 		t.Errorf("owner references %+v, want the node", refs)
 	}
-	if got := d.Labels[devices.LabelGPUModel]; got != "A100-SXM4-80GB" {
+	if got := d.Labels[extension.LabelGPUModel]; got != "A100-SXM4-80GB" {
 		t.Errorf("gpu-model label %q, want A100-SXM4-80GB", got)
 	}
 	// Sorted by type, then minor.

@@ -135,6 +135,27 @@ func TestPodWebhooksThroughTheAPI(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "koordinator.sh/qosClass=LSR and priorityClass=koord-batch cannot be used in combination") {
 		t.Errorf("create LSR pod with batch priority: got %v, want a rejection naming the combination", err)
 	}
+
+	// Devices: koordinator.sh/gpu: 50 becomes half a GPU's core and memory on one shared GPU; 150 is refused.
+	gpu := func(name, value string) *corev1.Pod {
+		l := corev1.ResourceList{extension.ResourceGPU: resource.MustParse(value)}
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "web", Name: name},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "cuda", Resources: corev1.ResourceRequirements{Requests: l, Limits: l.DeepCopy()}}}}}
+	}
+	half := gpu("half-gpu", "50")
+	if err := env.Client.Create(ctx, half); err != nil {
+		t.Fatalf("create a pod of half a GPU: %v", err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), half, client.GracePeriodSeconds(0)) })
+	wantGPU := corev1.ResourceList{extension.ResourceGPUCore: resource.MustParse("50"), extension.ResourceGPUMemoryRatio: resource.MustParse("50"),
+		extension.ResourceGPUShared: resource.MustParse("1")}
+	if diff := cmp.Diff(wantGPU, half.Spec.Containers[0].Resources.Requests); diff != "" {
+		t.Errorf("GPU pod requests (-want +got):\n%s", diff)
+	}
+	err = env.Client.Create(ctx, gpu("gpu-150", "150"))
+	if err == nil || !strings.Contains(err.Error(), "koordinator.sh/gpu-core]: Invalid value: 150: is more than 100 per GPU") {
+		t.Errorf("create a pod of 150%% of a GPU: got %v, want a rejection naming the rule", err)
+	}
 }
 
 // TestKoordKindValidationThroughTheAPI checks the Fail-policy webhooks on Koord's kinds.

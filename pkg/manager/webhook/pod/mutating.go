@@ -125,7 +125,8 @@ func (m *mutator) Handle(ctx context.Context, req admission.Request) admission.R
 }
 
 // mutate applies the matching profiles to pod, then the batch/mid resource translation (only when a profile
-// matched), the extended resource spec and, with WithMultiQuotaTree, its quota tree's node affinity. It returns the names of the profiles applied, the reasons to deny
+// matched), the extended resource spec, the device resources (normalizeDeviceResources) and, with
+// WithMultiQuotaTree, its quota tree's node affinity. It returns the names of the profiles applied, the reasons to deny
 // the pod, and an error when the mutation could not be computed.
 func (m *mutator) mutate(ctx context.Context, namespace string, pod *corev1.Pod) ([]string, field.ErrorList, error) {
 	matched, err := m.matchingProfiles(ctx, namespace, pod)
@@ -158,6 +159,7 @@ func (m *mutator) mutate(ctx context.Context, namespace string, pod *corev1.Pod)
 	if err := updateExtendedResourceSpec(pod); err != nil {
 		return nil, nil, err
 	}
+	normalizeDeviceResources(pod)
 	if m.multiQuotaTree {
 		if _, err := m.addQuotaTreeAffinity(ctx, namespace, pod); err != nil {
 			return nil, nil, err

@@ -160,7 +160,8 @@ func labelSetBeforeBinding(pod, old *corev1.Pod, key string) bool {
 
 // ValidatePod checks a pod against Koordinator's rules: no reserve-pod annotation; well-formed Koordinator
 // labels and annotations; batch resources only in BE pods and mid resources only in koord-mid pods; no
-// forbidden combination of QoS class and priority class; and, in LSE and LSR pods, a whole number of CPUs
+// forbidden combination of QoS class and priority class; GPU requests the scheduler can place
+// (validateDeviceResources); and, in LSE and LSR pods, a whole number of CPUs
 // requested by every container and equal to its limit.
 func ValidatePod(pod *corev1.Pod) field.ErrorList {
 	var errs field.ErrorList
@@ -170,6 +171,7 @@ func ValidatePod(pod *corev1.Pod) field.ErrorList {
 	}
 	errs = append(errs, validateMetadata(pod)...)
 	errs = append(errs, validateColocationResources(pod)...)
+	errs = append(errs, validateDeviceResources(pod)...)
 	qos := extension.GetPodQoSClassRaw(pod)
 	errs = append(errs, ValidateQoSPriorityCombination(field.NewPath("metadata", "labels").Key(extension.LabelPodQoS), qos, extension.GetPodPriorityClassRaw(pod))...)
 	if qos == extension.QoSLSE || qos == extension.QoSLSR {
