@@ -50,6 +50,10 @@ package scheduler
 // +kubebuilder:rbac:groups=topology.node.k8s.io,resources=noderesourcetopologies,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.koordinator.sh,resources=reservations,verbs=patch
 
+// DeviceShare reads the nodes' Devices (koordlet writes them) and writes the pods' device-allocated annotation
+// (a pod patch, above).
+// +kubebuilder:rbac:groups=scheduling.koordinator.sh,resources=devices,verbs=get;list;watch
+
 // Reservation places Reservations through reserve pods it creates (and deletes once placed; their annotation
 // records the allocation), writes Reservations' status, and deletes those past their GC time.
 // +kubebuilder:rbac:groups=scheduling.koordinator.sh,resources=reservations,verbs=get;list;watch;delete

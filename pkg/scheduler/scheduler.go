@@ -45,6 +45,7 @@ import (
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/coscheduling"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/defaultprebind"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/deviceshare"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/loadaware"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/nodenumaresource"
@@ -106,6 +107,14 @@ var (
 	_ fwk.PreBindPlugin     = (*nodenumaresource.Plugin)(nil)
 	_ fwk.EnqueueExtensions = (*nodenumaresource.Plugin)(nil)
 	_ fwk.SignPlugin        = (*nodenumaresource.Plugin)(nil)
+	_ fwk.PreFilterPlugin   = (*deviceshare.Plugin)(nil)
+	_ fwk.FilterPlugin      = (*deviceshare.Plugin)(nil)
+	_ fwk.PreScorePlugin    = (*deviceshare.Plugin)(nil)
+	_ fwk.ScorePlugin       = (*deviceshare.Plugin)(nil)
+	_ fwk.ReservePlugin     = (*deviceshare.Plugin)(nil)
+	_ fwk.PreBindPlugin     = (*deviceshare.Plugin)(nil)
+	_ fwk.EnqueueExtensions = (*deviceshare.Plugin)(nil)
+	_ fwk.SignPlugin        = (*deviceshare.Plugin)(nil)
 )
 
 // Plugins returns the options that register every Koord plugin with kube-scheduler. The plugins of one call
@@ -120,6 +129,7 @@ func Plugins(opts ...plugins.Option) []app.Option {
 		app.WithPlugin(coscheduling.Name, coscheduling.NewFactory(informers, opts...)),
 		app.WithPlugin(reservation.Name, reservation.NewFactory(informers, opts...)),
 		app.WithPlugin(nodenumaresource.Name, nodenumaresource.NewFactory(informers, opts...)),
+		app.WithPlugin(deviceshare.Name, deviceshare.NewFactory(informers, opts...)),
 		app.WithPlugin(schedulinghint.Name, schedulinghint.NewFactory()),
 		app.WithPlugin(defaultprebind.Name, defaultprebind.New),
 	}

@@ -43,6 +43,8 @@ var (
 	ClusterNetworkTopologyEvents = EventResource(schedulingv1alpha1.SchemeGroupVersion.WithResource("clusternetworktopologies"))
 	// NodeResourceTopologyEvents are koordlet's reports of nodes' CPU topologies (topology.node.k8s.io).
 	NodeResourceTopologyEvents = EventResource(topologyv1alpha1.SchemeGroupVersion.WithResource("noderesourcetopologies"))
+	// DeviceEvents are koordlet's reports of nodes' devices.
+	DeviceEvents = EventResource(schedulingv1alpha1.SchemeGroupVersion.WithResource("devices"))
 )
 
 // EventResource is the name kube-scheduler's queue gives the events of the custom resource gvr.

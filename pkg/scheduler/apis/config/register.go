@@ -47,6 +47,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&ReservationArgs{},
 		&SchedulingHintArgs{},
 		&NodeNUMAResourceArgs{},
+		&DeviceShareArgs{},
 	)
 	return nil
 }

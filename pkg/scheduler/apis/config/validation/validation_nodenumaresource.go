@@ -34,29 +34,38 @@ func ValidateNodeNUMAResourceArgs(path *field.Path, args *config.NodeNUMAResourc
 		errs = append(errs, field.NotSupported(path.Child("defaultCPUBindPolicy"), args.DefaultCPUBindPolicy,
 			[]string{string(extension.CPUBindPolicyFullPCPUs), string(extension.CPUBindPolicySpreadByPCPUs)}))
 	}
-	for name, s := range map[string]*config.ScoringStrategy{"scoringStrategy": args.ScoringStrategy, "numaScoringStrategy": args.NUMAScoringStrategy} {
-		p := path.Child(name)
-		if s == nil {
-			errs = append(errs, field.Required(p, ""))
-			continue
+	for _, s := range []struct {
+		name     string
+		strategy *config.ScoringStrategy
+	}{{"scoringStrategy", args.ScoringStrategy}, {"numaScoringStrategy", args.NUMAScoringStrategy}} {
+		errs = append(errs, validateScoring(path.Child(s.name), s.strategy)...)
+	}
+	return errs
+}
+
+// validateScoring checks a scoring strategy: present, of a known type, over distinct resources with weights in
+// [1, 100].
+func validateScoring(p *field.Path, s *config.ScoringStrategy) field.ErrorList {
+	if s == nil {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	var errs field.ErrorList
+	switch s.Type {
+	case config.LeastAllocated, config.MostAllocated:
+	default:
+		errs = append(errs, field.NotSupported(p.Child("type"), s.Type, []string{string(config.LeastAllocated), string(config.MostAllocated)}))
+	}
+	seen := sets.New[string]()
+	for i, r := range s.Resources {
+		rp := p.Child("resources").Index(i)
+		if r.Name == "" {
+			errs = append(errs, field.Required(rp.Child("name"), ""))
+		} else if seen.Has(r.Name) {
+			errs = append(errs, field.Duplicate(rp.Child("name"), r.Name))
 		}
-		switch s.Type {
-		case config.LeastAllocated, config.MostAllocated:
-		default:
-			errs = append(errs, field.NotSupported(p.Child("type"), s.Type, []string{string(config.LeastAllocated), string(config.MostAllocated)}))
-		}
-		seen := sets.New[string]()
-		for i, r := range s.Resources {
-			rp := p.Child("resources").Index(i)
-			if r.Name == "" {
-				errs = append(errs, field.Required(rp.Child("name"), ""))
-			} else if seen.Has(r.Name) {
-				errs = append(errs, field.Duplicate(rp.Child("name"), r.Name))
-			}
-			seen.Insert(r.Name)
-			if r.Weight < 1 || r.Weight > 100 {
-				errs = append(errs, field.Invalid(rp.Child("weight"), r.Weight, "must be in the range [1, 100]"))
-			}
+		seen.Insert(r.Name)
+		if r.Weight < 1 || r.Weight > 100 {
+			errs = append(errs, field.Invalid(rp.Child("weight"), r.Weight, "must be in the range [1, 100]"))
 		}
 	}
 	return errs
