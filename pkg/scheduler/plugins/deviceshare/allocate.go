@@ -155,7 +155,8 @@ func (r rules) allocateType(n *cache.Node, u *cache.Usage, t extension.DeviceTyp
 		c := candidate{dev: d, need: needOn(t, tr.per, d), free: freeOf(d, u.Used[t][d.Minor])}
 		c.used = !u.Used[t][d.Minor].IsZero()
 		selected = append(selected, c)
-		if best.dev == nil || r.deviceScore(c) > r.deviceScore(best) {
+		// The freest device, named when none fits: by the share left free, LeastAllocated's view.
+		if best.dev == nil || freeShare(c) > freeShare(best) {
 			best = c
 		}
 		if !fits(c.need, c.free) {
@@ -363,6 +364,21 @@ func (r rules) deviceScore(c candidate) int64 {
 		return -1
 	}
 	return r.score(c.dev.Total, c.free, c.need)
+}
+
+// freeShare is the share of c's device left free, in per mille, over the resources the pod needs.
+func freeShare(c candidate) int64 {
+	var sum, n int64
+	for name := range c.need {
+		if t := c.dev.Total[name]; t > 0 {
+			sum += c.free[name] * 1000 / t
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / n
 }
 
 // score is the scoring strategy over total, free and the request need.

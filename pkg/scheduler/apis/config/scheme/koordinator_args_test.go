@@ -64,6 +64,8 @@ func validate(args runtime.Object) field.ErrorList {
 		return validation.ValidateCoschedulingArgs(path, a)
 	case *config.ReservationArgs:
 		return validation.ValidateReservationArgs(path, a)
+	case *config.DeviceShareArgs:
+		return validation.ValidateDeviceShareArgs(path, a)
 	}
 	return field.ErrorList{field.InternalError(path, nil)}
 }
@@ -257,6 +259,64 @@ func TestDecodeEveryKoordinatorField(t *testing.T) {
 				GCDurationSeconds:           86400,
 				GCIntervalSeconds:           60,
 				ResyncIntervalSeconds:       60,
+			},
+		},
+		"DeviceShare": {
+			plugin: "DeviceShare",
+			args: `          allocator: autopilotAllocator
+          scoringStrategy:
+            type: MostAllocated
+            resources:
+              - name: koordinator.sh/gpu-memory-ratio
+                weight: 2
+          disableDeviceNUMATopologyAlignment: true
+          gpuSharedResourceTemplatesConfig:
+            configMapNamespace: kube-system
+            configMapName: templates
+            matchedResources: [huawei.com/npu-core]
+          gpuShareUnsupportedModels:
+            - vendor: huawei
+              model: Ascend-310P3-300I-DUO
+`,
+			want: &config.DeviceShareArgs{
+				Allocator:                          "autopilotAllocator",
+				ScoringStrategy:                    &config.ScoringStrategy{Type: config.MostAllocated, Resources: []config.ResourceWeight{{Name: "koordinator.sh/gpu-memory-ratio", Weight: 2}}},
+				DisableDeviceNUMATopologyAlignment: true,
+				GPUSharedResourceTemplatesConfig:   &config.GPUSharedResourceTemplatesConfig{ConfigMapNamespace: "kube-system", ConfigMapName: "templates", MatchedResources: []string{"huawei.com/npu-core"}},
+				GPUShareUnsupportedModels:          []config.GPUModel{{Vendor: "huawei", Model: "Ascend-310P3-300I-DUO"}},
+			},
+		},
+		"DeviceShare defaults": {
+			plugin: "DeviceShare",
+			args:   "",
+			want: &config.DeviceShareArgs{
+				ScoringStrategy: &config.ScoringStrategy{Type: config.LeastAllocated, Resources: []config.ResourceWeight{
+					{Name: "koordinator.sh/gpu-memory-ratio", Weight: 1}, {Name: "koordinator.sh/gpu-memory", Weight: 1},
+					{Name: "koordinator.sh/rdma", Weight: 1}, {Name: "koordinator.sh/fpga", Weight: 1},
+				}},
+				GPUSharedResourceTemplatesConfig: &config.GPUSharedResourceTemplatesConfig{ConfigMapNamespace: "koordinator-system",
+					ConfigMapName: "gpu-shared-resource-templates", MatchedResources: []string{"huawei.com/npu-core"}},
+			},
+		},
+		"DeviceShare invalid": {
+			plugin: "DeviceShare",
+			args: `          scoringStrategy:
+            type: Balanced
+          gpuShareUnsupportedModels:
+            - vendor: huawei
+`,
+			want: &config.DeviceShareArgs{
+				ScoringStrategy: &config.ScoringStrategy{Type: "Balanced", Resources: []config.ResourceWeight{
+					{Name: "koordinator.sh/gpu-memory-ratio", Weight: 1}, {Name: "koordinator.sh/gpu-memory", Weight: 1},
+					{Name: "koordinator.sh/rdma", Weight: 1}, {Name: "koordinator.sh/fpga", Weight: 1},
+				}},
+				GPUSharedResourceTemplatesConfig: &config.GPUSharedResourceTemplatesConfig{ConfigMapNamespace: "koordinator-system",
+					ConfigMapName: "gpu-shared-resource-templates", MatchedResources: []string{"huawei.com/npu-core"}},
+				GPUShareUnsupportedModels: []config.GPUModel{{Vendor: "huawei"}},
+			},
+			wantInvalid: field.ErrorList{
+				field.NotSupported(field.NewPath("args", "scoringStrategy", "type"), "", []string{}),
+				field.Required(field.NewPath("args", "gpuShareUnsupportedModels").Index(0).Child("model"), ""),
 			},
 		},
 		"an unknown field fails the whole configuration": {

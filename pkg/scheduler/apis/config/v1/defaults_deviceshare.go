@@ -16,16 +16,24 @@ limitations under the License.
 
 package v1
 
+// deviceScoringResources are the resources DeviceShare scores by default (Koordinator's).
+func deviceScoringResources() []ResourceWeight {
+	return []ResourceWeight{
+		{Name: "koordinator.sh/gpu-memory-ratio", Weight: 1}, {Name: "koordinator.sh/gpu-memory", Weight: 1},
+		{Name: "koordinator.sh/rdma", Weight: 1}, {Name: "koordinator.sh/fpga", Weight: 1},
+	}
+}
+
 // SetDefaults_DeviceShareArgs fills in the defaults of DeviceShareArgs (Koordinator's).
 func SetDefaults_DeviceShareArgs(obj *DeviceShareArgs) {
 	if obj.ScoringStrategy == nil {
-		obj.ScoringStrategy = &ScoringStrategy{Type: "LeastAllocated", Resources: []ResourceWeight{
-			{Name: "koordinator.sh/gpu-memory-ratio", Weight: 1}, {Name: "koordinator.sh/gpu-memory", Weight: 1},
-			{Name: "koordinator.sh/rdma", Weight: 1}, {Name: "koordinator.sh/fpga", Weight: 1},
-		}}
+		obj.ScoringStrategy = &ScoringStrategy{}
 	}
 	if obj.ScoringStrategy.Type == "" {
 		obj.ScoringStrategy.Type = "LeastAllocated"
+	}
+	if len(obj.ScoringStrategy.Resources) == 0 {
+		obj.ScoringStrategy.Resources = deviceScoringResources()
 	}
 	for i := range obj.ScoringStrategy.Resources {
 		if obj.ScoringStrategy.Resources[i].Weight == 0 {
