@@ -75,6 +75,12 @@ limitations under the License.
 // core; the shared pools follow the LSE and LSR pods' resource-status. It is written with each NodeMetric report,
 // when it changed.
 //
+// # Devices
+//
+// With the Accelerators or RDMADevices gate, a node annotated sim.koord.dev/devices (AnnotationDevices,
+// "gpu=<count>x<memory>,rdma=<count>") reports those GPUs and RDMA NICs as its Device object, as koordlet's
+// devices reporter does, with each NodeMetric report, when they changed.
+//
 // # Time
 //
 // Clock is simulated time: a start and a Speed (1 is real time, 60 a simulated minute per second) over a base

@@ -33,6 +33,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/configuration"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/koordlet/devices"
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
 	"github.com/koord-dev/koord/pkg/koordlet/nodetopology"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
@@ -117,6 +118,7 @@ type simNode struct {
 	src         *Source
 	report      *reporter.Reporter
 	topology    *nodetopology.Reporter // nil when the NodeTopologyReport gate is off
+	devices     *devices.Reporter      // nil when the Accelerators and RDMADevices gates are off
 	evict       *memoryevict.Strategy  // nil when the BEMemoryEvict gate is off
 	annotations *qosmanager.AnnotationReporter
 	threshold   qosmanager.LastGood[slov1alpha1.ResourceThresholdStrategy]
@@ -155,6 +157,9 @@ func (c *Cluster) newNode(name string, now time.Time) *simNode {
 		reporter.WithStampClock(c.clock.base))
 	if c.opts.Features.NodeTopologyReport {
 		n.topology = nodetopology.NewReporter(c.koord, name, topologySource{view: n.view}, n.view)
+	}
+	if c.opts.Features.Accelerators || c.opts.Features.RDMADevices {
+		n.devices = devices.NewReporter(c.koord, name, n.view, deviceSource{name: name, node: n.view.Node})
 	}
 	recorder := c.recorder(name)
 	n.annotations = qosmanager.NewAnnotationReporter(recorder)
@@ -252,6 +257,10 @@ func (n *simNode) round(ctx context.Context) time.Time {
 			if n.topology != nil {
 				// The NodeResourceTopology follows at the NodeMetric's pace (written only when it changed).
 				n.logProblem(logger, "topology", n.topology.ReportOnce(nodeCtx), "Could not report the NodeResourceTopology")
+			}
+			if n.devices != nil {
+				// So does the Device (written only when it changed; none without the annotation).
+				n.logProblem(logger, "devices", n.devices.ReportOnce(nodeCtx), "Could not report the Device")
 			}
 			// The interval is wall time, as koord-scheduler reads it against the wall-clock updateTime (a
 			// pod placed less than an interval before a report may be missing from it): at speed S the next

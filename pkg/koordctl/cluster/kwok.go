@@ -173,12 +173,16 @@ func FakeNode(i int, cpu, memory resource.Quantity, pods int64) *corev1.Node {
 
 // createNodes creates fake nodes 0..n-1 with nodeWorkers at once; nodes that exist already are kept. It
 // reports progress as "created/n".
-func createNodes(ctx context.Context, kube kubernetes.Interface, n int, cpu, memory resource.Quantity, pods int64, update func(string)) error {
+func createNodes(ctx context.Context, kube kubernetes.Interface, n int, cpu, memory resource.Quantity, pods int64, devices string, update func(string)) error {
 	var mu sync.Mutex
 	var errs []error
 	created := 0
 	workqueue.ParallelizeUntil(ctx, nodeWorkers, n, func(i int) {
-		_, err := kube.CoreV1().Nodes().Create(ctx, FakeNode(i, cpu, memory, pods), metav1.CreateOptions{})
+		node := FakeNode(i, cpu, memory, pods)
+		if devices != "" {
+			node.Annotations[sim.AnnotationDevices] = devices
+		}
+		_, err := kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			err = nil
 		}
@@ -241,7 +245,7 @@ func (c *Cluster) startKWOK(ctx context.Context, kube kubernetes.Interface, stag
 	if err != nil {
 		return err
 	}
-	if err := createNodes(ctx, kube, c.opts.Nodes, c.opts.NodeCPU, c.opts.NodeMemory, c.opts.NodePods, update); err != nil {
+	if err := createNodes(ctx, kube, c.opts.Nodes, c.opts.NodeCPU, c.opts.NodeMemory, c.opts.NodePods, c.opts.NodeDevices, update); err != nil {
 		return err
 	}
 	return c.waitNodesReady(ctx, kube, p, c.opts.Nodes, update)

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/koord-dev/koord/pkg/features"
+	"github.com/koord-dev/koord/pkg/sim"
 )
 
 // BinDirEnv names the environment variable that sets the default binary directory.
@@ -81,6 +82,9 @@ type Options struct {
 	NodeCPU, NodeMemory resource.Quantity
 	// NodePods is each node's pod capacity.
 	NodePods int64
+	// NodeDevices, when set, gives every node simulated devices, as the sim.koord.dev/devices annotation
+	// says them ("gpu=4x16Gi,rdma=2"): the node agents report them as the nodes' Device objects.
+	NodeDevices string
 	// KWOKStages, when set, is a file of KWOK Stage objects that replaces the default node and pod stages
 	// (nodes become Ready and keep a lease; pods bound to them become Running; Job pods complete; deleted pods
 	// go).
@@ -157,6 +161,11 @@ func (o *Options) Validate() error {
 	}
 	if o.NodePods < 1 {
 		errs = append(errs, fmt.Errorf("--node-pods: %d must be at least 1", o.NodePods))
+	}
+	if o.NodeDevices != "" {
+		if err := sim.ValidateDevices(o.NodeDevices); err != nil {
+			errs = append(errs, fmt.Errorf("--node-devices: %w", err))
+		}
 	}
 	for _, p := range []struct {
 		flag string

@@ -74,6 +74,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.NodeCPU, "node-cpu", f.NodeCPU, "CPU capacity of each node.")
 	fs.StringVar(&f.NodeMemory, "node-memory", f.NodeMemory, "Memory capacity of each node.")
 	fs.Int64Var(&o.NodePods, "node-pods", o.NodePods, "Pod capacity of each node.")
+	fs.StringVar(&o.NodeDevices, "node-devices", o.NodeDevices, `Simulated devices of each node, e.g. "gpu=4x16Gi,rdma=2" (GPUs of 16Gi and RDMA NICs over the node's NUMA nodes), reported as the nodes' Device objects; empty: none.`)
 	fs.StringVar(&o.KWOKStages, "kwok-stages", o.KWOKStages, "A file of KWOK Stage objects replacing the default node and pod stages.")
 	fs.IntVar(&o.APIServerPort, "apiserver-port", o.APIServerPort, "kube-apiserver's port on 127.0.0.1; 0 picks a free one.")
 	fs.IntVar(&o.EtcdPort, "etcd-port", o.EtcdPort, "etcd's client port on 127.0.0.1; 0 picks a free one.")

@@ -51,6 +51,8 @@ const (
 	aggregateDuration = 10 * time.Second
 	// degradeTime is degradeTimeMinutes, at its minimum.
 	degradeTime = time.Minute
+	// nodeDevices are every node's simulated devices: 2 GPUs of 16Gi (one per NUMA node) and 2 RDMA NICs.
+	nodeDevices = "gpu=2x16Gi,rdma=2"
 	// startTimeout bounds the cluster's start.
 	startTimeout = 3 * time.Minute
 )
@@ -99,6 +101,7 @@ func run(m *testing.M) int {
 	opts.Speed = 1
 	opts.ReportInterval = reportInterval
 	opts.DegradeTime = degradeTime
+	opts.NodeDevices = nodeDevices
 
 	startCtx, cancel := context.WithTimeout(ctx, startTimeout)
 	c, err := cluster.Start(startCtx, opts, nil)
