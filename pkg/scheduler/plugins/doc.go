@@ -24,11 +24,14 @@ limitations under the License.
 //     unwrapped; crdinformers.Shared.Sync starts the shared informers of Koord's CRDs and waits for the
 //     plugin's handlers.
 //   - ObjectOf and PodOf get the object of an event; NodesOf the two nodes of a node event.
-//   - NodeMetricEvents, ElasticQuotaEvents, PodGroupEvents and ReservationEvents are the event resources of
+//   - NodeMetricEvents, ElasticQuotaEvents, PodGroupEvents, ReservationEvents, NodeResourceTopologyEvents and
+//     DeviceEvents are the event resources of
 //     Koord's CRDs as kube-scheduler's queue names them.
 //   - extension.IsReservePod (apis/extension) tells the Reservation plugin's reserve pods apart, for the plugins
 //     that treat them differently.
 //   - Feed is the one rule for queueing hints that feed a plugin's state; read its doc before writing a hint.
+//   - Subpackage numahint lets plugins agree on the NUMA nodes a pod gets within a cycle (NodeNUMAResource
+//     chooses, DeviceShare's devices must fit there).
 //
 // Each plugin package has the same layout: plugin.go (Name, the plugin type, its factory and the var _ block
 // of the extension points it implements), informers.go (what it watches and how events reach its state),

@@ -178,3 +178,40 @@ func (f *fixture) devicesOf(p *corev1.Pod) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// TestDeviceShareNUMAAlignment: a SingleNUMANode LSR pod with a whole GPU gets its CPUs on the NUMA node of a
+// free GPU: GPU 0 (NUMA node 0) is taken, so NUMA node 1 and GPU 1, although NUMA node 0 rates as well.
+func TestDeviceShareNUMAAlignment(t *testing.T) {
+	f := newFixture(t)
+	startScheduler(t, requestsOnly)
+	node := f.node("c", "0", 0, corev1.ResourceList{
+		corev1.ResourceCPU:        resource.MustParse("16"),
+		extension.ResourceGPUCore: resource.MustParse("400"), extension.ResourceGPUMemoryRatio: resource.MustParse("400"),
+		extension.ResourceGPUMemory: resource.MustParse("64Gi"), extension.ResourceGPUShared: resource.MustParse("400"),
+	})
+	f.topology(node, 2, 4, 2)
+	f.device(node, 2, 0)
+	gpu := corev1.ResourceList{extension.ResourceGPUCore: resource.MustParse("100"), extension.ResourceGPUMemoryRatio: resource.MustParse("100"),
+		extension.ResourceGPUShared: resource.MustParse("1")}
+	if got := f.devicesOf(f.pod("plain", gpu, nil)); got != "gpu:0" {
+		t.Fatalf("a whole-GPU pod without NUMA policy got %s, want GPU 0", got)
+	}
+	requests := gpu.DeepCopy()
+	requests[corev1.ResourceCPU] = resource.MustParse("2")
+	requests[corev1.ResourceMemory] = resource.MustParse("1Gi")
+	aligned := f.pod("aligned", requests, func(p *corev1.Pod) {
+		p.Labels = map[string]string{extension.LabelPodQoS: string(extension.QoSLSR)}
+		p.Annotations = map[string]string{extension.AnnotationNUMATopologySpec: `{"numaTopologyPolicy":"SingleNUMANode"}`}
+	})
+	if got := f.devicesOf(aligned); got != "gpu:1" {
+		t.Errorf("the SingleNUMANode pod got %s, want GPU 1", got)
+	}
+	got := &corev1.Pod{}
+	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(aligned), got); err != nil {
+		t.Fatal(err)
+	}
+	status, err := extension.GetResourceStatus(got.Annotations)
+	if err != nil || status == nil || len(status.NUMANodeResources) != 1 || status.NUMANodeResources[0].Node != 1 {
+		t.Errorf("the SingleNUMANode pod's resource-status %+v (%v), want its CPUs and memory on NUMA node 1, its GPU's", status, err)
+	}
+}

@@ -61,8 +61,9 @@ type candidate struct {
 }
 
 // allocate decides which devices of node n the pod gets, or returns why it cannot have them, with the
-// numbers a person can act on.
-func (r rules) allocate(n *cache.Node, u *cache.Usage, req *request) (extension.DeviceAllocations, error) {
+// numbers a person can act on. numa, when not nil, are the NUMA nodes the pod gets on the node
+// (NodeNUMAResource's choice): devices on other NUMA nodes are left out (those of no known NUMA node are not).
+func (r rules) allocate(n *cache.Node, u *cache.Usage, req *request, numa []int) (extension.DeviceAllocations, error) {
 	order := slices.Sorted(maps.Keys(req.types))
 	if req.joint != nil {
 		rest := slices.DeleteFunc(slices.Clone(order), func(t extension.DeviceType) bool { return slices.Contains(req.joint.DeviceTypes, t) })
@@ -81,7 +82,7 @@ func (r rules) allocate(n *cache.Node, u *cache.Usage, req *request) (extension.
 				count = max(count, len(preferred))
 			}
 		}
-		chosen, err := r.allocateType(n, u, t, tr, count, preferred)
+		chosen, err := r.allocateType(n, u, t, tr, count, preferred, numa)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +120,7 @@ func pcies(chosen []candidate) []string {
 
 // allocateType picks count devices of type t (every device the hint selects with ApplyForAll); preferred are
 // PCIe switches to take devices from first, in turn (a joint allocation's).
-func (r rules) allocateType(n *cache.Node, u *cache.Usage, t extension.DeviceType, tr *typeRequest, count int, preferred []string) ([]candidate, error) {
+func (r rules) allocateType(n *cache.Node, u *cache.Usage, t extension.DeviceType, tr *typeRequest, count int, preferred []string, numa []int) ([]candidate, error) {
 	devs := n.Devices[t]
 	if len(devs) == 0 {
 		return nil, fmt.Errorf("node has no %s devices", t)
@@ -146,6 +147,9 @@ func (r rules) allocateType(n *cache.Node, u *cache.Usage, t extension.DeviceTyp
 	for i := range devs {
 		d := &devs[i]
 		if sel != nil && !sel.Matches(labels.Set(d.Labels)) {
+			continue
+		}
+		if numa != nil && d.NUMA >= 0 && !slices.Contains(numa, d.NUMA) {
 			continue
 		}
 		if !d.Healthy {
@@ -179,7 +183,11 @@ func (r rules) allocateType(n *cache.Node, u *cache.Usage, t extension.DeviceTyp
 		}
 	}
 	if len(fitting) < count {
-		return nil, r.misfit(t, tr, count, len(devs), unhealthy, len(fitting), best, vfSel != nil)
+		err := r.misfit(t, tr, count, len(devs), unhealthy, len(fitting), best, vfSel != nil)
+		if numa != nil {
+			err = fmt.Errorf("on NUMA nodes %v (the pod's CPUs and memory there, NodeNUMAResource): %w", numa, err)
+		}
+		return nil, err
 	}
 	// A part of a device goes where parts are already taken (keeping whole devices whole), the best scored
 	// first, then by minor.

@@ -138,8 +138,10 @@ func TestAllocate(t *testing.T) {
 		usage     *cache.Usage
 		unhealthy []string
 		args      func(*config.DeviceShareArgs)
-		want      string
-		wantErr   string
+		// numa are the NUMA nodes NodeNUMAResource chose.
+		numa    []int
+		want    string
+		wantErr string
 	}{
 		"half a GPU on an empty node: the lowest minor": {pod: podOf(nil, half...), usage: used(nil),
 			want: "gpu:0(50 gpu-core, 8Gi gpu-memory, 50 gpu-memory-ratio)"},
@@ -190,6 +192,10 @@ func TestAllocate(t *testing.T) {
 		"joint SamePCIe with the switch's NIC unhealthy": {pod: podOf(joint, append(whole(2), "koordinator.sh/rdma=100")...), usage: used(map[int]int64{0: 10}),
 			unhealthy: []string{"rdma/1"},
 			wantErr:   "the rdma devices that fit are on PCIe switches [pci0000:00], the pod's gpu on [pci0000:80] (device-joint-allocate requiredScope SamePCIe)"},
+		"within the NUMA node NodeNUMAResource chose": {pod: podOf(nil, half...), usage: used(nil), numa: []int{1},
+			want: "gpu:2(50 gpu-core, 8Gi gpu-memory, 50 gpu-memory-ratio)"},
+		"nothing free on the chosen NUMA node": {pod: podOf(nil, whole(1)...), usage: used(map[int]int64{2: 10, 3: 10}), numa: []int{1},
+			wantErr: "on NUMA nodes [1] (the pod's CPUs and memory there, NodeNUMAResource): no gpu device on the node has 100 gpu-core, 100 gpu-memory-ratio free (4 devices); the freest, minor 2, has 90 gpu-core, 15461882266 gpu-memory, 90 gpu-memory-ratio"},
 		"every NIC": {pod: podOf(hint(`{"rdma":{"allocateStrategy":"ApplyForAll"}}`), "koordinator.sh/rdma=1"), usage: used(nil),
 			want: "rdma:0(1 rdma) rdma:1(1 rdma)"},
 		"NICs as a count": {pod: podOf(hint(`{"rdma":{"allocateStrategy":"RequestsAsCount","exclusivePolicy":"DeviceLevel"}}`), "koordinator.sh/rdma=2"), usage: used(nil),
@@ -205,7 +211,7 @@ func TestAllocate(t *testing.T) {
 			if tc.args != nil {
 				tc.args(args)
 			}
-			got, err := newRules(args).allocate(twoSwitches(t, tc.unhealthy...), tc.usage, req)
+			got, err := newRules(args).allocate(twoSwitches(t, tc.unhealthy...), tc.usage, req, tc.numa)
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("allocate error = %v, want %q", err, tc.wantErr)
@@ -327,7 +333,7 @@ func FuzzAllocate(f *testing.F) {
 		if err != nil || req == nil {
 			return
 		}
-		got, err := newRules(testArgs()).allocate(n, u, req)
+		got, err := newRules(testArgs()).allocate(n, u, req, nil)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("an error without a reason")

@@ -24,6 +24,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/numahint"
 )
 
 // stateKey keys the pod's request in the CycleState.
@@ -55,7 +56,26 @@ func (p *Plugin) PreFilter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	cs.Write(stateKey, &state{req: req})
+	if !p.args.DisableDeviceNUMATopologyAlignment {
+		numahint.Of(cs).Add(&numaProvider{p: p, pod: pod, req: req})
+	}
 	return nil, nil
+}
+
+// numaProvider is the pod's devices for NodeNUMAResource's choice of NUMA nodes.
+type numaProvider struct {
+	p   *Plugin
+	pod *corev1.Pod
+	req *request
+}
+
+// Name implements numahint.Provider.
+func (n *numaProvider) Name() string { return Name }
+
+// FitsNUMA implements numahint.Provider: the pod's devices fit on node within the NUMA nodes numa.
+func (n *numaProvider) FitsNUMA(node string, numa []int) bool {
+	_, err := n.p.allocationOn(n.pod, n.req, node, numa)
+	return err == nil
 }
 
 // PreFilterExtensions returns nil: the plugin keeps its own account of the devices.
@@ -68,14 +88,24 @@ func (p *Plugin) Filter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, n
 	if s == nil {
 		return nil
 	}
-	if _, err := p.allocationOn(pod, s.req, ni.Node().Name); err != nil {
+	if _, err := p.allocationOn(pod, s.req, ni.Node().Name, p.numaOf(cs, ni.Node().Name)); err != nil {
 		return fwk.NewStatus(fwk.Unschedulable, err.Error())
 	}
 	return nil
 }
 
-// allocationOn is what node would give the pod now.
-func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node string) (extension.DeviceAllocations, error) {
+// numaOf returns the NUMA nodes NodeNUMAResource chose for the pod on node in this cycle, nil for none (or
+// with disableDeviceNUMATopologyAlignment).
+func (p *Plugin) numaOf(cs fwk.CycleState, node string) []int {
+	if p.args.DisableDeviceNUMATopologyAlignment {
+		return nil
+	}
+	numa, _ := numahint.Get(cs).Chosen(node)
+	return numa
+}
+
+// allocationOn is what node would give the pod now, within the NUMA nodes numa when not nil.
+func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node string, numa []int) (extension.DeviceAllocations, error) {
 	n, ok := p.cache.Node(node)
 	if !ok {
 		if msg, bad := p.problems.Load(node); bad {
@@ -83,7 +113,7 @@ func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node string) (exten
 		}
 		return nil, fmt.Errorf("node has no devices (no Device object, which koordlet writes)")
 	}
-	return p.rules.allocate(n, p.cache.Usage(node, pod.UID), req)
+	return p.rules.allocate(n, p.cache.Usage(node, pod.UID), req, numa)
 }
 
 // SignPod signs pods that ask for no device with nothing, so that kube-scheduler may batch them; it refuses

@@ -46,7 +46,7 @@ func (p *Plugin) Reserve(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod
 	if s == nil {
 		return nil
 	}
-	alloc, err := p.allocationOn(pod, s.req, nodeName)
+	alloc, err := p.allocationOn(pod, s.req, nodeName, p.numaOf(cs, nodeName))
 	if err != nil {
 		return fwk.NewStatus(fwk.Unschedulable, err.Error())
 	}

@@ -91,8 +91,9 @@ func newRules(args *config.NodeNUMAResourceArgs) rules {
 
 // allocate decides what node gives the pod, or returns the reason it cannot, with the numbers a person can act
 // on. labels are the node's (its required bind policy, NUMA topology policy and allocate strategy); g is what
-// the Reservations the pod may allocate hold for it.
-func (r rules) allocate(n *cache.Node, u cache.Usage, req *request, labels map[string]string, g grant) (*allocation, error) {
+// the Reservations the pod may allocate hold for it; fitsNUMA, when not nil, says whether the other plugins'
+// parts of the pod (its devices) fit within a NUMA node set, and names the one that does not.
+func (r rules) allocate(n *cache.Node, u cache.Usage, req *request, labels map[string]string, g grant, fitsNUMA func([]int) (bool, string)) (*allocation, error) {
 	creq := cpualloc.Request{Count: req.cpus, Bind: req.bind, Exclusive: req.exclusive,
 		Strategy: extension.NUMAAllocateStrategy(labels[extension.LabelNodeNUMAAllocateStrategy])}
 	if creq.Strategy == "" {
@@ -183,7 +184,7 @@ func (r rules) allocate(n *cache.Node, u cache.Usage, req *request, labels map[s
 			granted = append(granted, id)
 		}
 	}
-	mixed := false
+	mixed, blockedBy := false, ""
 	for _, exclusive := range checks {
 		for _, k := range sizes {
 			sets := subsets(ids, k)
@@ -214,6 +215,12 @@ func (r rules) allocate(n *cache.Node, u cache.Usage, req *request, labels map[s
 					mixed = true
 					continue
 				}
+				if fitsNUMA != nil {
+					if ok, by := fitsNUMA(set); !ok {
+						blockedBy = by
+						continue
+					}
+				}
 				cpus := cpuset.New()
 				if req.cpus > 0 {
 					inSet := cpuset.New()
@@ -240,6 +247,9 @@ func (r rules) allocate(n *cache.Node, u cache.Usage, req *request, labels map[s
 			return nil, err
 		}
 		return &allocation{cpus: cpus}, nil
+	}
+	if blockedBy != "" {
+		return nil, fmt.Errorf("no NUMA node set that holds the pod's CPUs and memory (%s) also holds what %s gives it (its devices)", policy, blockedBy)
 	}
 	if mixed {
 		return nil, exclusiveMisfit(ids, u, req, policy)

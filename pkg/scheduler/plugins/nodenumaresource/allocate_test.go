@@ -94,7 +94,9 @@ func TestAllocate(t *testing.T) {
 		// preferred are the CPUs of Reservations the pod may allocate; grant all they hold for it.
 		preferred cpuset.CPUSet
 		grant     grant
-		want      result
+		// fitsNUMA is the other plugins' word on NUMA node sets (DeviceShare's devices).
+		fitsNUMA func([]int) (bool, string)
+		want     result
 	}{
 		// A Reservation holds core 1 (CPUs 1, 5): used for others, first choice of its owner.
 		"an owner takes its Reservation's CPUs": {
@@ -221,6 +223,17 @@ func TestAllocate(t *testing.T) {
 			labels: map[string]string{extension.LabelNodeNUMAAllocateStrategy: "DistributeEvenly"},
 			want:   result{CPUs: "0-4,6", NUMA: map[int]string{0: "cpu=3", 1: "cpu=3"}},
 		},
+		// The pod's GPU is free on NUMA node 1 only: NUMA node 0, which rates the same, is passed over.
+		"the NUMA node of the pod's devices": {
+			req: withPolicy(bound(2, gi), extension.NUMATopologyPolicySingleNUMANode), usage: noUsage,
+			fitsNUMA: func(set []int) (bool, string) { return len(set) == 1 && set[0] == 1, "DeviceShare" },
+			want:     result{CPUs: "2,6", NUMA: map[int]string{1: "cpu=2,memory=1Gi"}},
+		},
+		"no NUMA node holds the pod's devices": {
+			req: withPolicy(bound(2, gi), extension.NUMATopologyPolicySingleNUMANode), usage: noUsage,
+			fitsNUMA: func([]int) (bool, string) { return false, "DeviceShare" },
+			want:     result{Err: "no NUMA node set that holds the pod's CPUs and memory (SingleNUMANode) also holds what DeviceShare gives it (its devices)"},
+		},
 		"FullPCPUsOnly node: a count that splits a core": {
 			req: bound(3, 0), usage: noUsage, labels: map[string]string{extension.LabelNodeCPUBindPolicy: "FullPCPUsOnly"},
 			want: result{Err: "node requires whole physical cores (node.koordinator.sh/cpu-bind-policy=FullPCPUsOnly): 3 CPUs are not a multiple of its 2 threads per core"},
@@ -248,7 +261,7 @@ func TestAllocate(t *testing.T) {
 			if g.cpus.Size() == 0 {
 				g.cpus = cpuset.New()
 			}
-			a, err := newRules(testArgs()).allocate(n, tc.usage, tc.req, tc.labels, g)
+			a, err := newRules(testArgs()).allocate(n, tc.usage, tc.req, tc.labels, g, tc.fitsNUMA)
 			var got result
 			if err != nil {
 				got.Err = err.Error()
@@ -316,7 +329,7 @@ func TestAllocateMostAllocated(t *testing.T) {
 			n := twoNUMANodes(t)
 			tc.usage.Held = cpualloc.Exclusive{}
 			tc.usage.Free = n.Topology.All().Difference(n.Unavailable).Difference(tc.usage.CPUs)
-			a, err := newRules(args).allocate(n, tc.usage, tc.req, tc.labels, grant{cpus: cpuset.New()})
+			a, err := newRules(args).allocate(n, tc.usage, tc.req, tc.labels, grant{cpus: cpuset.New()}, nil)
 			var got result
 			if err != nil {
 				got.Err = err.Error()
@@ -402,7 +415,7 @@ func FuzzAllocate(f *testing.F) {
 		}
 		labels := map[string]string{extension.LabelNodeNUMAAllocateStrategy: []string{"", "LeastAllocated", "MostAllocated", "DistributeEvenly"}[strategy%4]}
 		g := grant{cpus: cpuset.New(granted...)}
-		a, err := newRules(testArgs()).allocate(n, u, req, labels, g)
+		a, err := newRules(testArgs()).allocate(n, u, req, labels, g, nil)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("an error without a reason")

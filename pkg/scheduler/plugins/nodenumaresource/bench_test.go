@@ -67,7 +67,7 @@ func BenchmarkAllocate(b *testing.B) {
 				amounts: quantity.Amounts{corev1.ResourceCPU: 8000, corev1.ResourceMemory: 16 << 30}}
 			for b.Loop() {
 				u := c.Usage("n1", n, "")
-				if _, err := newRules(testArgs()).allocate(n, u, req, nil, grant{cpus: cpuset.New()}); err != nil {
+				if _, err := newRules(testArgs()).allocate(n, u, req, nil, grant{cpus: cpuset.New()}, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

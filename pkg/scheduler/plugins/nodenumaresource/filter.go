@@ -19,6 +19,8 @@ package nodenumaresource
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -27,6 +29,7 @@ import (
 	"k8s.io/utils/cpuset"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/numahint"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation"
 	"github.com/koord-dev/koord/pkg/util/quantity"
 )
@@ -141,7 +144,7 @@ func (p *Plugin) Filter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, n
 	if s == nil {
 		return nil
 	}
-	if _, err := p.allocationOn(pod, s.req, ni.Node(), reservation.Matched(cs, ni)); err != nil {
+	if _, err := p.allocationOn(pod, s.req, ni.Node(), reservation.Matched(cs, ni), numahint.Get(cs)); err != nil {
 		return fwk.NewStatus(fwk.Unschedulable, err.Error())
 	}
 	return nil
@@ -149,8 +152,16 @@ func (p *Plugin) Filter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, n
 
 // allocationOn is what node would give the pod now, taking first the CPUs of the Reservations resvs (which the
 // pod may allocate): nil for a node where the pod needs nothing of the plugin (it binds no CPUs and neither it
-// nor the node has a NUMA policy).
-func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node, resvs []types.UID) (*allocation, error) {
+// nor the node has a NUMA policy). With hints, the NUMA nodes chosen must hold the other plugins' parts (the
+// pod's devices), and the choice is recorded for them.
+func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node, resvs []types.UID, hints *numahint.State) (alloc *allocation, err error) {
+	defer func() {
+		if alloc != nil && len(alloc.numa) > 0 {
+			hints.Choose(node.Name, slices.Sorted(maps.Keys(alloc.numa)))
+		} else {
+			hints.Choose(node.Name, nil)
+		}
+	}()
 	n, ok := p.cache.Node(node.Name)
 	policyHere := req.numaPolicy != extension.NUMATopologyPolicyNone || node.Labels[extension.LabelNUMATopologyPolicy] != "" ||
 		(ok && n.Policy != extension.NUMATopologyPolicyNone)
@@ -174,7 +185,11 @@ func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node, 
 			g.numa[id].Add(amounts)
 		}
 	}
-	return p.rules.allocate(n, u, req, node.Labels, g)
+	var fitsNUMA func(set []int) (bool, string)
+	if hints.HasProviders() {
+		fitsNUMA = func(set []int) (bool, string) { return hints.Fits(node.Name, set) }
+	}
+	return p.rules.allocate(n, u, req, node.Labels, g, fitsNUMA)
 }
 
 // SignPod signs pods the plugin has nothing to give (they bind no CPUs and no node has a NUMA topology

@@ -31,6 +31,7 @@ import (
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/nodenumaresource/cache"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/numahint"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation"
 )
 
@@ -61,7 +62,7 @@ func (p *Plugin) Reserve(ctx context.Context, cs fwk.CycleState, pod *corev1.Pod
 	if owner {
 		resvs = []types.UID{chosen}
 	}
-	alloc, err := p.allocationOn(pod, s.req, ni.Node(), resvs)
+	alloc, err := p.allocationOn(pod, s.req, ni.Node(), resvs, numahint.Get(cs))
 	if err != nil {
 		return fwk.NewStatus(fwk.Unschedulable, err.Error())
 	}

@@ -23,6 +23,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/numahint"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation"
 	"github.com/koord-dev/koord/pkg/util/quantity"
 )
@@ -45,7 +46,7 @@ func (p *Plugin) Score(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, ni
 		return 0, nil
 	}
 	node := ni.Node()
-	alloc, err := p.allocationOn(pod, s.req, node, reservation.Matched(cs, ni))
+	alloc, err := p.allocationOn(pod, s.req, node, reservation.Matched(cs, ni), numahint.Get(cs))
 	if err != nil || alloc == nil {
 		return 0, nil
 	}
