@@ -25,8 +25,7 @@ limitations under the License.
 //     plugin's handlers.
 //   - ObjectOf and PodOf get the object of an event; NodesOf the two nodes of a node event.
 //   - NodeMetricEvents, ElasticQuotaEvents, PodGroupEvents, ReservationEvents, NodeResourceTopologyEvents and
-//     DeviceEvents are the event resources of
-//     Koord's CRDs as kube-scheduler's queue names them.
+//     DeviceEvents are the event resources of Koord's CRDs as kube-scheduler's queue names them.
 //   - extension.IsReservePod (apis/extension) tells the Reservation plugin's reserve pods apart, for the plugins
 //     that treat them differently.
 //   - Feed is the one rule for queueing hints that feed a plugin's state; read its doc before writing a hint.
