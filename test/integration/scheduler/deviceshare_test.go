@@ -215,3 +215,42 @@ func TestDeviceShareNUMAAlignment(t *testing.T) {
 		t.Errorf("the SingleNUMANode pod's resource-status %+v (%v), want its CPUs and memory on NUMA node 1, its GPU's", status, err)
 	}
 }
+
+// TestDeviceShareReservation: a Reservation of a whole-GPU template holds a GPU (written on the Reservation at
+// PreBind); a stranger gets the other GPU, and the owner gets the held one.
+func TestDeviceShareReservation(t *testing.T) {
+	f := newFixture(t)
+	startScheduler(t, requestsOnly)
+	node := f.node("d", "0", 0, corev1.ResourceList{
+		extension.ResourceGPUCore: resource.MustParse("400"), extension.ResourceGPUMemoryRatio: resource.MustParse("400"),
+		extension.ResourceGPUMemory: resource.MustParse("64Gi"), extension.ResourceGPUShared: resource.MustParse("400"),
+	})
+	f.device(node, 2, 0)
+	gpu := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), extension.ResourceGPUCore: resource.MustParse("100"),
+		extension.ResourceGPUMemoryRatio: resource.MustParse("100"), extension.ResourceGPUShared: resource.MustParse("1")}
+	name := f.reservationWith("gpu", "1", func(r *schedulingv1alpha1.Reservation) {
+		r.Spec.Template.Spec.Containers[0].Resources = corev1.ResourceRequirements{Requests: gpu, Limits: gpu}
+	})
+	f.eventuallyReservation(name, schedulingv1alpha1.ReservationAvailable, node)
+	var held int32 = -1
+	f.eventually("the Reservation has no device-allocated", func(ctx context.Context) (bool, error) {
+		r := &schedulingv1alpha1.Reservation{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, r); err != nil {
+			return false, err
+		}
+		alloc, err := extension.GetDeviceAllocations(r.Annotations)
+		if err != nil || len(alloc[extension.DeviceTypeGPU]) != 1 {
+			return false, nil
+		}
+		held = alloc[extension.DeviceTypeGPU][0].Minor
+		return true, nil
+	})
+	stranger := f.devicesOf(f.pod("stranger", gpu, nil))
+	if stranger == fmt.Sprintf("gpu:%d", held) {
+		t.Errorf("a stranger got %s, which the Reservation holds", stranger)
+	}
+	owner := f.devicesOf(f.pod("owner", gpu, func(p *corev1.Pod) { p.Labels = map[string]string{"app": "owner"} }))
+	if want := fmt.Sprintf("gpu:%d", held); owner != want {
+		t.Errorf("the owner got %s, want the Reservation's %s", owner, want)
+	}
+}

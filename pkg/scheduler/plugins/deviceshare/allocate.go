@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
@@ -58,12 +59,42 @@ type candidate struct {
 	free quantity.Amounts
 	used bool
 	vf   *cache.VF
+	// reserved is set for a device of a Reservation the pod may allocate.
+	reserved bool
+}
+
+// grant is what the Reservations a pod may allocate hold for it: free for it, and taken first.
+type grant struct {
+	amounts map[extension.DeviceType]map[int]quantity.Amounts
+	vfs     map[string]bool
+}
+
+// grantOf gathers what the Reservations resvs hold in u.
+func grantOf(u *cache.Usage, resvs []types.UID) grant {
+	g := grant{amounts: map[extension.DeviceType]map[int]quantity.Amounts{}, vfs: map[string]bool{}}
+	for _, uid := range resvs {
+		for t, byMinor := range u.Reserved[uid] {
+			if g.amounts[t] == nil {
+				g.amounts[t] = map[int]quantity.Amounts{}
+			}
+			for minor, a := range byMinor {
+				if g.amounts[t][minor] == nil {
+					g.amounts[t][minor] = quantity.Amounts{}
+				}
+				g.amounts[t][minor].Add(a)
+			}
+		}
+		maps.Copy(g.vfs, u.ReservedVFs[uid])
+	}
+	return g
 }
 
 // allocate decides which devices of node n the pod gets, or returns why it cannot have them, with the
 // numbers a person can act on. numa, when not nil, are the NUMA nodes the pod gets on the node
 // (NodeNUMAResource's choice): devices on other NUMA nodes are left out (those of no known NUMA node are not).
-func (r rules) allocate(n *cache.Node, u *cache.Usage, req *request, numa []int) (extension.DeviceAllocations, error) {
+//
+// g is what the Reservations the pod may allocate hold for it: it takes those devices first.
+func (r rules) allocate(n *cache.Node, u *cache.Usage, req *request, numa []int, g grant) (extension.DeviceAllocations, error) {
 	order := slices.Sorted(maps.Keys(req.types))
 	if req.joint != nil {
 		rest := slices.DeleteFunc(slices.Clone(order), func(t extension.DeviceType) bool { return slices.Contains(req.joint.DeviceTypes, t) })
@@ -82,7 +113,7 @@ func (r rules) allocate(n *cache.Node, u *cache.Usage, req *request, numa []int)
 				count = max(count, len(preferred))
 			}
 		}
-		chosen, err := r.allocateType(n, u, t, tr, count, preferred, numa)
+		chosen, err := r.allocateType(n, u, t, tr, count, preferred, numa, g)
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +151,7 @@ func pcies(chosen []candidate) []string {
 
 // allocateType picks count devices of type t (every device the hint selects with ApplyForAll); preferred are
 // PCIe switches to take devices from first, in turn (a joint allocation's).
-func (r rules) allocateType(n *cache.Node, u *cache.Usage, t extension.DeviceType, tr *typeRequest, count int, preferred []string, numa []int) ([]candidate, error) {
+func (r rules) allocateType(n *cache.Node, u *cache.Usage, t extension.DeviceType, tr *typeRequest, count int, preferred []string, numa []int, g grant) ([]candidate, error) {
 	devs := n.Devices[t]
 	if len(devs) == 0 {
 		return nil, fmt.Errorf("node has no %s devices", t)
@@ -158,6 +189,14 @@ func (r rules) allocateType(n *cache.Node, u *cache.Usage, t extension.DeviceTyp
 		}
 		c := candidate{dev: d, need: needOn(t, tr.per, d), free: freeOf(d, u.Used[t][d.Minor])}
 		c.used = !u.Used[t][d.Minor].IsZero()
+		if held := g.amounts[t][d.Minor]; !held.IsZero() {
+			c.reserved = true
+			for name, v := range held {
+				if total, ok := d.Total[name]; ok {
+					c.free[name] = min(c.free[name]+max(v, 0), total)
+				}
+			}
+		}
 		selected = append(selected, c)
 		// The freest device, named when none fits: by the share left free, LeastAllocated's view.
 		if best.dev == nil || freeShare(c) > freeShare(best) {
@@ -167,7 +206,7 @@ func (r rules) allocateType(n *cache.Node, u *cache.Usage, t extension.DeviceTyp
 			continue
 		}
 		if vfSel != nil {
-			if c.vf = freeVF(d, u, vfSel); c.vf == nil {
+			if c.vf = freeVF(d, u, g, vfSel); c.vf == nil {
 				continue
 			}
 		}
@@ -192,6 +231,12 @@ func (r rules) allocateType(n *cache.Node, u *cache.Usage, t extension.DeviceTyp
 	// A part of a device goes where parts are already taken (keeping whole devices whole), the best scored
 	// first, then by minor.
 	slices.SortStableFunc(fitting, func(a, b candidate) int {
+		if a.reserved != b.reserved {
+			if a.reserved {
+				return -1
+			}
+			return 1
+		}
 		if tr.shared && a.used != b.used {
 			if a.used {
 				return -1
@@ -314,15 +359,23 @@ func wholeSwitches(fitting, selected []candidate) []candidate {
 	return slices.DeleteFunc(fitting, func(c candidate) bool { return busy[c.dev.PCIe] })
 }
 
-// freeVF returns the first virtual function of d (by bus ID) in a group vfSel matches that no pod holds.
-func freeVF(d *cache.Device, u *cache.Usage, vfSel labels.Selector) *cache.VF {
+// freeVF returns the first virtual function of d (by bus ID) in a group vfSel matches that no pod holds
+// (a Reservation's the pod may allocate first).
+func freeVF(d *cache.Device, u *cache.Usage, g grant, vfSel labels.Selector) *cache.VF {
+	var first *cache.VF
 	for i := range d.VFs {
 		vf := &d.VFs[i]
-		if !u.VFs[vf.BusID] && vfSel.Matches(labels.Set(vf.Labels)) {
+		if !vfSel.Matches(labels.Set(vf.Labels)) {
+			continue
+		}
+		if g.vfs[vf.BusID] {
 			return vf
 		}
+		if !u.VFs[vf.BusID] && first == nil {
+			first = vf
+		}
 	}
-	return nil
+	return first
 }
 
 // needOn is what a device gives of per: for a GPU, the memory in bytes and its ratio both (the one the pod

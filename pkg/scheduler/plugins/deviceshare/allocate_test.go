@@ -25,6 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
@@ -93,6 +94,14 @@ func used(gpus map[int]int64, vfs ...string) *cache.Usage {
 	return u
 }
 
+// withReservation adds to u a Reservation uid holding pct percent of GPU minor (already in u.Used).
+func withReservation(u *cache.Usage, uid types.UID, minor int, pct int64) *cache.Usage {
+	u.Reserved = map[types.UID]map[extension.DeviceType]map[int]quantity.Amounts{uid: {"gpu": {minor: {
+		extension.ResourceGPUCore: pct, extension.ResourceGPUMemoryRatio: pct, extension.ResourceGPUMemory: pct * 16 * gi / 100,
+	}}}}
+	return u
+}
+
 // podOf is a pod requesting the resources name=value, with the annotations given.
 func podOf(annotations map[string]string, resources ...string) *corev1.Pod {
 	list := corev1.ResourceList{}
@@ -138,8 +147,9 @@ func TestAllocate(t *testing.T) {
 		usage     *cache.Usage
 		unhealthy []string
 		args      func(*config.DeviceShareArgs)
-		// numa are the NUMA nodes NodeNUMAResource chose.
+		// numa are the NUMA nodes NodeNUMAResource chose; resvs the Reservations the pod may allocate.
 		numa    []int
+		resvs   []types.UID
 		want    string
 		wantErr string
 	}{
@@ -196,6 +206,12 @@ func TestAllocate(t *testing.T) {
 			want: "gpu:2(50 gpu-core, 8Gi gpu-memory, 50 gpu-memory-ratio)"},
 		"nothing free on the chosen NUMA node": {pod: podOf(nil, whole(1)...), usage: used(map[int]int64{2: 10, 3: 10}), numa: []int{1},
 			wantErr: "on NUMA nodes [1] (the pod's CPUs and memory there, NodeNUMAResource): no gpu device on the node has 100 gpu-core, 100 gpu-memory-ratio free (4 devices); the freest, minor 2, has 90 gpu-core, 15461882266 gpu-memory, 90 gpu-memory-ratio"},
+		// A Reservation holds GPU 3 whole: its owner takes it first, a stranger cannot.
+		"an owner takes its Reservation's GPU": {pod: podOf(nil, whole(1)...), usage: withReservation(used(map[int]int64{3: 100}), "r1", 3, 100), resvs: []types.UID{"r1"},
+			want: "gpu:3(100 gpu-core, 16Gi gpu-memory, 100 gpu-memory-ratio)"},
+		// (GPU 2, beside the held one: switches are bin-packed.)
+		"a stranger does not": {pod: podOf(nil, whole(1)...), usage: withReservation(used(map[int]int64{3: 100}), "r1", 3, 100),
+			want: "gpu:2(100 gpu-core, 16Gi gpu-memory, 100 gpu-memory-ratio)"},
 		"every NIC": {pod: podOf(hint(`{"rdma":{"allocateStrategy":"ApplyForAll"}}`), "koordinator.sh/rdma=1"), usage: used(nil),
 			want: "rdma:0(1 rdma) rdma:1(1 rdma)"},
 		"NICs as a count": {pod: podOf(hint(`{"rdma":{"allocateStrategy":"RequestsAsCount","exclusivePolicy":"DeviceLevel"}}`), "koordinator.sh/rdma=2"), usage: used(nil),
@@ -211,7 +227,7 @@ func TestAllocate(t *testing.T) {
 			if tc.args != nil {
 				tc.args(args)
 			}
-			got, err := newRules(args).allocate(twoSwitches(t, tc.unhealthy...), tc.usage, req, tc.numa)
+			got, err := newRules(args).allocate(twoSwitches(t, tc.unhealthy...), tc.usage, req, tc.numa, grantOf(tc.usage, tc.resvs))
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("allocate error = %v, want %q", err, tc.wantErr)
@@ -333,7 +349,7 @@ func FuzzAllocate(f *testing.F) {
 		if err != nil || req == nil {
 			return
 		}
-		got, err := newRules(testArgs()).allocate(n, u, req, nil)
+		got, err := newRules(testArgs()).allocate(n, u, req, nil, grant{})
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("an error without a reason")

@@ -71,7 +71,7 @@ func BenchmarkAllocate(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := r.allocate(n, u, req, nil); err != nil {
+				if _, err := r.allocate(n, u, req, nil, grant{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -25,10 +25,12 @@ import (
 )
 
 // EventsToRegister returns the events after which a pod this plugin rejected may fit: a Device added or
-// changed (koordlet reported devices, or their health) and an assigned pod deleted (it frees its devices).
+// changed (koordlet reported devices, or their health), a Reservation changed (its devices held or let go)
+// and an assigned pod deleted (it frees its devices).
 func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: plugins.DeviceEvents, ActionType: fwk.Add | fwk.Update}},
+		{Event: fwk.ClusterEvent{Resource: plugins.ReservationEvents, ActionType: fwk.Add | fwk.Update | fwk.Delete}},
 		{Event: fwk.ClusterEvent{Resource: fwk.Pod, ActionType: fwk.Delete}},
 	}, nil
 }

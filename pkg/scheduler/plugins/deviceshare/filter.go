@@ -21,10 +21,12 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/numahint"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation"
 )
 
 // stateKey keys the pod's request in the CycleState.
@@ -57,7 +59,7 @@ func (p *Plugin) PreFilter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod
 	}
 	cs.Write(stateKey, &state{req: req})
 	if !p.args.DisableDeviceNUMATopologyAlignment {
-		numahint.Of(cs).Add(&numaProvider{p: p, pod: pod, req: req})
+		numahint.Of(cs).Add(&numaProvider{p: p, cs: cs, pod: pod, req: req})
 	}
 	return nil, nil
 }
@@ -65,6 +67,7 @@ func (p *Plugin) PreFilter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod
 // numaProvider is the pod's devices for NodeNUMAResource's choice of NUMA nodes.
 type numaProvider struct {
 	p   *Plugin
+	cs  fwk.CycleState
 	pod *corev1.Pod
 	req *request
 }
@@ -74,7 +77,11 @@ func (n *numaProvider) Name() string { return Name }
 
 // FitsNUMA implements numahint.Provider: the pod's devices fit on node within the NUMA nodes numa.
 func (n *numaProvider) FitsNUMA(node string, numa []int) bool {
-	_, err := n.p.allocationOn(n.pod, n.req, node, numa)
+	var resvs []types.UID
+	if ni, err := n.p.handle.SnapshotSharedLister().NodeInfos().Get(node); err == nil {
+		resvs = reservation.Matched(n.cs, ni)
+	}
+	_, err := n.p.allocationOn(n.pod, n.req, node, numa, resvs)
 	return err == nil
 }
 
@@ -88,7 +95,7 @@ func (p *Plugin) Filter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, n
 	if s == nil {
 		return nil
 	}
-	if _, err := p.allocationOn(pod, s.req, ni.Node().Name, p.numaOf(cs, ni.Node().Name)); err != nil {
+	if _, err := p.allocationOn(pod, s.req, ni.Node().Name, p.numaOf(cs, ni.Node().Name), reservation.Matched(cs, ni)); err != nil {
 		return fwk.NewStatus(fwk.Unschedulable, err.Error())
 	}
 	return nil
@@ -104,8 +111,9 @@ func (p *Plugin) numaOf(cs fwk.CycleState, node string) []int {
 	return numa
 }
 
-// allocationOn is what node would give the pod now, within the NUMA nodes numa when not nil.
-func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node string, numa []int) (extension.DeviceAllocations, error) {
+// allocationOn is what node would give the pod now, within the NUMA nodes numa when not nil, taking first
+// the devices of the Reservations resvs (which the pod may allocate).
+func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node string, numa []int, resvs []types.UID) (extension.DeviceAllocations, error) {
 	n, ok := p.cache.Node(node)
 	if !ok {
 		if msg, bad := p.problems.Load(node); bad {
@@ -113,7 +121,8 @@ func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node string, numa [
 		}
 		return nil, fmt.Errorf("node has no devices (no Device object, which koordlet writes)")
 	}
-	return p.rules.allocate(n, p.cache.Usage(node, pod.UID), req, numa)
+	u := p.cache.Usage(node, pod.UID)
+	return p.rules.allocate(n, u, req, numa, grantOf(u, resvs))
 }
 
 // SignPod signs pods that ask for no device with nothing, so that kube-scheduler may batch them; it refuses

@@ -50,13 +50,38 @@ func (p *Plugin) watch(ctx context.Context, h fwk.Handle, informers *crdinformer
 	if err != nil {
 		return fmt.Errorf("watch Devices: %w", err)
 	}
+	resvReg, err := factory.Scheduling().V1alpha1().Reservations().Informer().AddEventHandler(plugins.Handlers(
+		func(r *schedv1alpha1.Reservation) { p.reservationChanged(logger, r, false) },
+		func(r *schedv1alpha1.Reservation) { p.reservationChanged(logger, r, true) },
+	))
+	if err != nil {
+		return fmt.Errorf("watch Reservations: %w", err)
+	}
 	if err := p.synced.Watch("pods", kube.Core().V1().Pods().Informer(), plugins.Handlers(
 		func(pod *corev1.Pod) { p.podChanged(logger, pod, false) },
 		func(pod *corev1.Pod) { p.podChanged(logger, pod, true) },
 	)); err != nil {
 		return err
 	}
-	return informers.Sync(ctx, reg)
+	return informers.Sync(ctx, reg, resvReg)
+}
+
+// reservationChanged holds the devices of an Available Reservation (from the device-allocated written on it at
+// its placement) for its owners, and releases them when it ends or goes.
+func (p *Plugin) reservationChanged(logger klog.Logger, r *schedv1alpha1.Reservation, deleted bool) {
+	if deleted || r.Status.Phase != schedv1alpha1.ReservationAvailable || r.Status.NodeName == "" || r.DeletionTimestamp != nil {
+		p.cache.Forget(r.UID)
+		return
+	}
+	alloc, err := extension.GetDeviceAllocations(r.Annotations)
+	if err != nil {
+		logger.V(2).Info("Ignored a malformed annotation of a Reservation", "reservation", klog.KObj(r), "err", err)
+		return
+	}
+	if len(alloc) == 0 {
+		return
+	}
+	p.cache.SetBound(r.UID, cache.Allocation{Node: r.Status.NodeName, Devices: alloc, Reserves: true})
 }
 
 // deviceChanged rebuilds a node's devices from its Device; entries that do not make sense are left out,
@@ -93,5 +118,9 @@ func (p *Plugin) podChanged(logger klog.Logger, pod *corev1.Pod, deleted bool) {
 		// A pod bound before its annotation is written keeps what Reserve gave it.
 		return
 	}
-	p.cache.SetBound(pod.UID, cache.Allocation{Node: pod.Spec.NodeName, Devices: alloc})
+	a := cache.Allocation{Node: pod.Spec.NodeName, Devices: alloc}
+	if ra, err := extension.GetReservationAllocated(pod.Annotations); err == nil && ra != nil {
+		a.Reservation = ra.UID
+	}
+	p.cache.SetBound(pod.UID, a)
 }

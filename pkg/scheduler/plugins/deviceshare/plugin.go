@@ -31,6 +31,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
+	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/scheduler/crdinformers"
@@ -49,6 +50,8 @@ type Plugin struct {
 	cache  *cache.Cache
 	synced plugins.Synced
 	rules  rules
+	// koord writes the device-allocated annotation of Reservations.
+	koord versioned.Interface
 	// problems are the nodes whose Device has entries the plugin left out, with what is wrong.
 	problems sync.Map
 }
@@ -61,6 +64,11 @@ func NewFactory(informers *crdinformers.Shared, opts ...plugins.Option) framewor
 			return nil, errors.New("the framework handle has no clientset")
 		}
 		p := &Plugin{args: args, handle: h, cache: cache.New(), rules: newRules(args)}
+		client, err := informers.Client(h)
+		if err != nil {
+			return nil, err
+		}
+		p.koord = client
 		if err := p.watch(ctx, h, informers); err != nil {
 			return nil, err
 		}

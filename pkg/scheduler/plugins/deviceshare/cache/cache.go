@@ -107,16 +107,25 @@ func NodeFromDevice(d *schedulingv1alpha1.Device) (*Node, error) {
 type Allocation struct {
 	Node    string
 	Devices extension.DeviceAllocations
+	// Reservation is, for an owner pod, the Reservation it allocates; Reserves is set for the allocation of a
+	// Reservation itself (keyed by the Reservation's UID), whose devices its owners take.
+	Reservation types.UID
+	Reserves    bool
 	// assumed is set from Reserve until the pod is seen bound with its annotation.
 	assumed bool
 }
 
-// Usage is what the pods on a node hold.
+// Usage is what the pods and Reservations on a node hold.
 type Usage struct {
-	// Used are the amounts held on each device, by type and minor.
+	// Used are the amounts held on each device, by type and minor; what an owner takes of its Reservation's
+	// devices is in it once, as the Reservation's.
 	Used map[extension.DeviceType]map[int]quantity.Amounts
 	// VFs are the bus IDs of the virtual functions held.
 	VFs map[string]bool
+	// Reserved are, per Reservation, the amounts it holds that its owners have not taken, by type and minor;
+	// ReservedVFs its virtual functions no owner took.
+	Reserved    map[types.UID]map[extension.DeviceType]map[int]quantity.Amounts
+	ReservedVFs map[types.UID]map[string]bool
 }
 
 // vfExtension is the extension of an allocation that holds virtual functions.
@@ -269,10 +278,61 @@ func (c *Cache) Usage(node string, skip types.UID) *Usage {
 			}
 		}
 	}
+	c.reservedLocked(node, skip, u)
 	if !own {
 		c.usage[node] = u
 	}
 	return u
+}
+
+// reservedLocked fills u's Reserved and ReservedVFs, and takes out of u.Used what owners hold inside their
+// Reservation's devices (it is there as the Reservation's); c.mu is held.
+func (c *Cache) reservedLocked(node string, skip types.UID, u *Usage) {
+	for uid, r := range c.byNode[node] {
+		if !r.Reserves || uid == skip {
+			continue
+		}
+		left := map[extension.DeviceType]map[int]quantity.Amounts{}
+		vfs := map[string]bool{}
+		for t, list := range r.Devices {
+			left[t] = map[int]quantity.Amounts{}
+			for _, d := range list {
+				if left[t][int(d.Minor)] == nil {
+					left[t][int(d.Minor)] = quantity.Amounts{}
+				}
+				left[t][int(d.Minor)].Add(quantity.FromList(d.Resources))
+				for _, vf := range VFsOf(d) {
+					vfs[vf.BusID] = true
+				}
+			}
+		}
+		for ouid, o := range c.byNode[node] {
+			if o.Reservation != uid || ouid == skip {
+				continue
+			}
+			for t, list := range o.Devices {
+				for _, d := range list {
+					held := left[t][int(d.Minor)]
+					for name, v := range quantity.FromList(d.Resources) {
+						inside := min(v, max(held[name], 0))
+						if inside <= 0 {
+							continue
+						}
+						held[name] -= inside
+						u.Used[t][int(d.Minor)][name] -= inside
+					}
+					for _, vf := range VFsOf(d) {
+						delete(vfs, vf.BusID)
+					}
+				}
+			}
+		}
+		if u.Reserved == nil {
+			u.Reserved = map[types.UID]map[extension.DeviceType]map[int]quantity.Amounts{}
+			u.ReservedVFs = map[types.UID]map[string]bool{}
+		}
+		u.Reserved[uid], u.ReservedVFs[uid] = left, vfs
+	}
 }
 
 // Resources of the GPU that allocations record: the core, the memory in bytes and its ratio.
