@@ -75,6 +75,10 @@ go tool controller-gen object:headerFile="$BOILERPLATE" paths=./pkg/scheduler/ap
 go tool defaulter-gen --go-header-file "$BOILERPLATE" --output-file zz_generated.defaults.go "$SCHEDULER_CONFIG/v1"
 go tool conversion-gen --go-header-file "$BOILERPLATE" --output-file zz_generated.conversion.go "$SCHEDULER_CONFIG/v1"
 
+# koord-descheduler's configuration has one version and no internal types.
+echo "Generating deepcopy functions of koord-descheduler's configuration"
+go tool controller-gen object:headerFile="$BOILERPLATE" paths=./pkg/descheduler/apis/...
+
 echo "Generating docs/metrics.md from the components' collectors"
 go test ./pkg/metrics -run '^TestMetricsDoc$' -count=1 -update >/dev/null
 

@@ -41,10 +41,11 @@ const Namespace = "koord"
 
 // Subsystems: the component a metric belongs to, the second part of its name.
 const (
-	SubsystemManager   = "manager"
-	SubsystemScheduler = "scheduler"
-	SubsystemKoordlet  = "koordlet"
-	SubsystemSim       = "sim"
+	SubsystemManager     = "manager"
+	SubsystemScheduler   = "scheduler"
+	SubsystemKoordlet    = "koordlet"
+	SubsystemSim         = "sim"
+	SubsystemDescheduler = "descheduler"
 )
 
 // Info describes one metric a component exports.
