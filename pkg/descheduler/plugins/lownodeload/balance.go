@@ -289,9 +289,6 @@ func (pl *Plugin) keepGoing(src nodeInfo, avail amounts, prod bool) bool {
 func (pl *Plugin) fitTarget(ctx context.Context, pod *corev1.Pod, podUsage amounts, targets []nodeInfo, prod bool) *nodeInfo {
 	for i := range targets {
 		t := &targets[i]
-		if err := nodeutil.NodeFit(ctx, pl.handle.GetPodsAssignedToNodeFunc(), pod, t.node); err != nil {
-			continue
-		}
 		usage, thresholds := t.usage, t.thresholds.high
 		if prod {
 			usage, thresholds = t.prodUsage, t.thresholds.prodHigh
@@ -303,7 +300,8 @@ func (pl *Plugin) fitTarget(ctx context.Context, pod *corev1.Pod, podUsage amoun
 				break
 			}
 		}
-		if !fits {
+		// The thresholds first: NodeFit sums the requests of the target's pods.
+		if !fits || nodeutil.NodeFit(ctx, pl.handle.GetPodsAssignedToNodeFunc(), pod, t.node) != nil {
 			continue
 		}
 		for r := range thresholds {

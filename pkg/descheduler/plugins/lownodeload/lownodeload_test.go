@@ -230,6 +230,7 @@ type fakeHandle struct {
 	frameworktypes.Handle
 	evictor  *fakeEvictor
 	pods     []*corev1.Pod
+	byNode   map[string][]*corev1.Pod
 	koord    koordinformers.SharedInformerFactory
 	recorder *events.FakeRecorder
 	clock    *clocktesting.FakeClock
@@ -237,10 +238,17 @@ type fakeHandle struct {
 
 func (h *fakeHandle) Evictor() frameworktypes.Evictor { return h.evictor }
 func (h *fakeHandle) GetPodsAssignedToNodeFunc() podutil.GetPodsAssignedToNodeFunc {
+	if h.byNode == nil {
+		h.byNode = map[string][]*corev1.Pod{}
+		for _, p := range h.pods {
+			h.byNode[p.Spec.NodeName] = append(h.byNode[p.Spec.NodeName], p)
+		}
+	}
+	byNode := h.byNode
 	return func(node string, filter podutil.FilterFunc) ([]*corev1.Pod, error) {
 		var out []*corev1.Pod
-		for _, p := range h.pods {
-			if p.Spec.NodeName == node && (filter == nil || filter(p)) {
+		for _, p := range byNode[node] {
+			if filter == nil || filter(p) {
 				out = append(out, p)
 			}
 		}
@@ -258,7 +266,7 @@ func (h *fakeHandle) Clock() clock.PassiveClock           { return h.clock }
 
 var _ framework.Handle = &fakeHandle{}
 
-func newFakeHandle(t *testing.T, pods []*corev1.Pod, metrics ...runtime.Object) *fakeHandle {
+func newFakeHandle(t testing.TB, pods []*corev1.Pod, metrics ...runtime.Object) *fakeHandle {
 	t.Helper()
 	f := koordinformers.NewSharedInformerFactory(koordfake.NewSimpleClientset(metrics...), 0)
 	f.Slo().V1alpha1().NodeMetrics().Informer()
