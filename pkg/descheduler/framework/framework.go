@@ -19,6 +19,8 @@ package framework
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -243,6 +245,8 @@ func (d *Descheduler) RunOnce(ctx context.Context) {
 			ready = append(ready, n)
 		}
 	}
+	// A fixed order makes rounds reproducible: the same cluster gives the same decisions.
+	slices.SortFunc(ready, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	if len(ready) <= 1 {
 		logger.V(2).Info("Not enough ready nodes to deschedule", "ready", len(ready))
 		return

@@ -110,7 +110,7 @@ func podScore(usage, excess amounts, weights map[corev1.ResourceName]int64) floa
 // sortPods orders a hot node's removable pods as Koordinator does, the first to move first: lower Koordinator
 // priority class, lower priority, lower Kubernetes QoS, lower Koordinator QoS, lower deletion cost, lower
 // eviction cost, then the pods whose usage removes the excess best (pods without usage last), then the
-// youngest.
+// youngest, then by name.
 func sortPods(pods []*corev1.Pod, podUsage map[types.NamespacedName]amounts, excess amounts, weights map[corev1.ResourceName]int64) {
 	scores := make(map[*corev1.Pod]float64, len(pods))
 	known := make(map[*corev1.Pod]bool, len(pods))
@@ -150,7 +150,11 @@ func sortPods(pods []*corev1.Pod, podUsage map[types.NamespacedName]amounts, exc
 		if scores[a] != scores[b] {
 			return scores[a] > scores[b]
 		}
-		return b.CreationTimestamp.Before(&a.CreationTimestamp)
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return b.CreationTimestamp.Before(&a.CreationTimestamp)
+		}
+		// Not Koordinator's: a fixed order for pods alike in everything, so that rounds are reproducible.
+		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
 	})
 }
 
