@@ -34,6 +34,9 @@ go tool controller-gen rbac:roleName=koordlet paths=./pkg/koordlet/ output:rbac:
 echo "Generating RBAC for koord-scheduler into config/rbac/koord-scheduler"
 go tool controller-gen rbac:roleName=koord-scheduler paths=./pkg/scheduler/ output:rbac:artifacts:config=config/rbac/koord-scheduler
 
+echo "Generating RBAC for koord-descheduler into config/rbac/koord-descheduler"
+go tool controller-gen rbac:roleName=koord-descheduler paths=./pkg/descheduler/... output:rbac:artifacts:config=config/rbac/koord-descheduler
+
 inputs=()
 pkgs=()
 for p in "${API_PACKAGES[@]}"; do

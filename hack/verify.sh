@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-GENERATED=(apis config/crd config/rbac pkg/client pkg/scheduler/apis docs/metrics.md charts/koord/files)
+GENERATED=(apis config/crd config/rbac pkg/client pkg/scheduler/apis pkg/descheduler/apis docs/metrics.md charts/koord/files)
 
 # Compare against the working tree as it is now (committed or not), so the check works before a commit too.
 before=$(mktemp -d)

@@ -27,6 +27,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/koord-dev/koord/pkg/descheduler"
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpusuppress"
@@ -64,6 +65,11 @@ var components = []component{
 		register: func(r prometheus.Registerer) error {
 			return errors.Join(qosmanager.NewMetrics().Register(r), cpusuppress.NewMetrics().Register(r), evictor.NewMetrics().Register(r))
 		},
+	},
+	{
+		name:     "koord-descheduler",
+		served:   "served at `/metrics` on `metricsBindAddress` (`0.0.0.0:10251`), with controller-runtime's own metrics; registered by `pkg/descheduler`",
+		register: func(r prometheus.Registerer) error { return descheduler.NewMetrics().Register(r) },
 	},
 	{
 		name:     "simulated node agents",

@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/descheduler/pkg/descheduler/evictions"
 	nodeutil "sigs.k8s.io/descheduler/pkg/descheduler/node"
 )
@@ -300,8 +301,12 @@ func (pl *Plugin) fitTarget(ctx context.Context, pod *corev1.Pod, podUsage amoun
 				break
 			}
 		}
-		// The thresholds first: NodeFit sums the requests of the target's pods.
-		if !fits || nodeutil.NodeFit(ctx, pl.handle.GetPodsAssignedToNodeFunc(), pod, t.node) != nil {
+		if !fits {
+			continue
+		}
+		// After the thresholds: NodeFit sums the requests of the target's pods.
+		if err := nodeutil.NodeFit(ctx, pl.handle.GetPodsAssignedToNodeFunc(), pod, t.node); err != nil {
+			logr.FromContextOrDiscard(ctx).V(5).Info("Pod does not fit a cool node", "pod", klog.KObj(pod), "node", t.node.Name, "reason", err.Error())
 			continue
 		}
 		for r := range thresholds {

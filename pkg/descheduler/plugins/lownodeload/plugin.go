@@ -35,6 +35,7 @@ import (
 	podutil "sigs.k8s.io/descheduler/pkg/descheduler/pod"
 	frameworktypes "sigs.k8s.io/descheduler/pkg/framework/types"
 
+	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	slov1alpha1listers "github.com/koord-dev/koord/pkg/client/listers/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/descheduler/apis/config"
 	"github.com/koord-dev/koord/pkg/descheduler/framework"
@@ -179,7 +180,7 @@ func (pl *Plugin) usages(ctx context.Context, nodes []*corev1.Node, resources []
 			continue
 		}
 		if metricExpired(metric, expiration, now) {
-			logger.V(4).Info("Node left out: NodeMetric expired", "node", n.Name, "updateTime", metric.Status.UpdateTime, "expiration", expiration)
+			logger.V(4).Info("Node left out: NodeMetric expired", "node", n.Name, "updateTime", metricTime(metric), "expiration", expiration)
 			continue
 		}
 		pods, err := podutil.ListPodsOnANode(n.Name, pl.handle.GetPodsAssignedToNodeFunc(), nil)
@@ -211,4 +212,12 @@ func selectNodes(p pool, nodes []*corev1.Node, processed sets.Set[string]) []*co
 		}
 	}
 	return out
+}
+
+// metricTime is when a NodeMetric was last updated, for logs ("never" when it was not).
+func metricTime(m *slov1alpha1.NodeMetric) string {
+	if m.Status.UpdateTime == nil {
+		return "never"
+	}
+	return m.Status.UpdateTime.UTC().Format(time.RFC3339)
 }

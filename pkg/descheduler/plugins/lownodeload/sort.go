@@ -17,8 +17,8 @@ limitations under the License.
 package lownodeload
 
 import (
+	"cmp"
 	"slices"
-	"sort"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -66,7 +66,7 @@ func sortNodesByUsage(nodes []nodeInfo, weights map[corev1.ResourceName]int64, p
 		}
 		return nodeScore(n.usage, n.allocatable, weights)
 	}
-	sort.SliceStable(nodes, func(i, j int) bool { return score(nodes[i]) > score(nodes[j]) })
+	slices.SortStableFunc(nodes, func(a, b nodeInfo) int { return cmp.Compare(score(b), score(a)) })
 }
 
 var priorityClassOrder = map[extension.PriorityClass]int{
@@ -121,40 +121,36 @@ func sortPods(pods []*corev1.Pod, podUsage map[types.NamespacedName]amounts, exc
 			scores[p] = podScore(u, excess, weights)
 		}
 	}
-	cmpInt := func(a, b int) int {
-		switch {
-		case a < b:
-			return -1
-		case a > b:
-			return 1
-		}
-		return 0
-	}
-	sort.SliceStable(pods, func(i, j int) bool {
-		a, b := pods[i], pods[j]
+	slices.SortStableFunc(pods, func(a, b *corev1.Pod) int {
 		for _, c := range []int{
-			cmpInt(priorityClassOrder[extension.GetPodPriorityClassWithDefault(a)], priorityClassOrder[extension.GetPodPriorityClassWithDefault(b)]),
-			cmpInt(int(corev1helpers.PodPriority(a)), int(corev1helpers.PodPriority(b))),
-			cmpInt(kubeQoSOrder[qos.GetPodQOS(a)], kubeQoSOrder[qos.GetPodQOS(b)]),
-			cmpInt(qosClassOrder[extension.GetPodQoSClassWithDefault(a)], qosClassOrder[extension.GetPodQoSClassWithDefault(b)]),
-			cmpInt(deletionCost(a), deletionCost(b)),
-			cmpInt(evictionCost(a), evictionCost(b)),
+			cmp.Compare(priorityClassOrder[extension.GetPodPriorityClassWithDefault(a)], priorityClassOrder[extension.GetPodPriorityClassWithDefault(b)]),
+			cmp.Compare(corev1helpers.PodPriority(a), corev1helpers.PodPriority(b)),
+			cmp.Compare(kubeQoSOrder[qos.GetPodQOS(a)], kubeQoSOrder[qos.GetPodQOS(b)]),
+			cmp.Compare(qosClassOrder[extension.GetPodQoSClassWithDefault(a)], qosClassOrder[extension.GetPodQoSClassWithDefault(b)]),
+			cmp.Compare(deletionCost(a), deletionCost(b)),
+			cmp.Compare(evictionCost(a), evictionCost(b)),
 		} {
 			if c != 0 {
-				return c < 0
+				return c
 			}
 		}
 		if known[a] != known[b] {
-			return known[a]
+			if known[a] {
+				return -1
+			}
+			return 1
 		}
-		if scores[a] != scores[b] {
-			return scores[a] > scores[b]
+		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
+			return c
 		}
 		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return b.CreationTimestamp.Before(&a.CreationTimestamp)
+			if b.CreationTimestamp.Before(&a.CreationTimestamp) {
+				return -1
+			}
+			return 1
 		}
 		// Not Koordinator's: a fixed order for pods alike in everything, so that rounds are reproducible.
-		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
+		return cmp.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
 }
 

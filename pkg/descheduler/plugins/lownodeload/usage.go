@@ -44,14 +44,6 @@ func amountOf(name corev1.ResourceName, list corev1.ResourceList) int64 {
 	return q.Value()
 }
 
-func (a amounts) clone() amounts {
-	out := make(amounts, len(a))
-	for k, v := range a {
-		out[k] = v
-	}
-	return out
-}
-
 // nodeUsage is what one round knows of a node: its allocatable, its pods and their usage from its NodeMetric.
 type nodeUsage struct {
 	node        *corev1.Node

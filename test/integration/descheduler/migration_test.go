@@ -1,0 +1,230 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package descheduler
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/descheduler/apis/config"
+)
+
+// succeededOn checks that job succeeded with the replacement pod on node, where its Reservation is.
+func (f *fixture) succeededOn(j *schedv1alpha1.PodMigrationJob, replacement *corev1.Pod, node string) {
+	f.t.Helper()
+	if j.Status.Phase != schedv1alpha1.PodMigrationJobSucceeded {
+		f.t.Fatalf("job %s ended %s/%s: %s", j.Name, j.Status.Phase, j.Status.Reason, j.Status.Message)
+	}
+	if j.Status.PodRef == nil || j.Status.PodRef.UID != replacement.UID || j.Status.NodeName != node {
+		f.t.Errorf("job status podRef %v nodeName %q, want pod %s on %s", j.Status.PodRef, j.Status.NodeName, replacement.Name, node)
+	}
+	r := &schedv1alpha1.Reservation{}
+	if err := f.c.Get(f.t.Context(), client.ObjectKey{Name: j.Spec.ReservationOptions.ReservationRef.Name}, r); err != nil {
+		f.t.Fatal(err)
+	}
+	if r.Status.NodeName != node {
+		f.t.Errorf("Reservation on %q, want %q", r.Status.NodeName, node)
+	}
+}
+
+func TestReservationFirst(t *testing.T) {
+	f := newFixture(t)
+	a, b := f.node("a", "4"), f.node("b", "4")
+	rs := f.deployment("web", 2)
+	p0, _ := f.pod(rs, "web-0", a), f.pod(rs, "web-1", b)
+	startScheduler(t)
+	startController(t, testArgs())
+	j := f.job(p0, "")
+	replacement := f.replaceWhenGone(rs, p0, "web-2")
+	done := f.waitFinished(j.Name)
+	f.succeededOn(done, replacement, b)
+}
+
+func TestReservationUnschedulable(t *testing.T) {
+	f := newFixture(t)
+	a := f.node("a", "4")
+	f.node("b", "1") // too small for the pod's 2 cpus
+	rs := f.deployment("web", 2)
+	p0, _ := f.pod(rs, "web-0", a), f.pod(rs, "web-1", a)
+	startScheduler(t)
+	startController(t, testArgs())
+	j := f.waitFinished(f.job(p0, "").Name)
+	if j.Status.Phase != schedv1alpha1.PodMigrationJobFailed || j.Status.Reason != schedv1alpha1.PodMigrationJobReasonUnschedulable {
+		t.Errorf("job ended %s/%s: %s, want Failed/Unschedulable", j.Status.Phase, j.Status.Reason, j.Status.Message)
+	}
+	pod := &corev1.Pod{}
+	if err := f.c.Get(t.Context(), client.ObjectKeyFromObject(p0), pod); err != nil || pod.UID != p0.UID || pod.DeletionTimestamp != nil {
+		t.Errorf("pod was evicted: %v", err)
+	}
+	f.noReservations()
+}
+
+func TestEvictDirectly(t *testing.T) {
+	f := newFixture(t)
+	a := f.node("a", "4")
+	rs := f.deployment("web", 2)
+	p0, _ := f.pod(rs, "web-0", a), f.pod(rs, "web-1", a)
+	startController(t, testArgs())
+	j := f.waitFinished(f.job(p0, schedv1alpha1.PodMigrationJobModeEvictionDirectly).Name)
+	if j.Status.Phase != schedv1alpha1.PodMigrationJobSucceeded {
+		t.Fatalf("job ended %s/%s: %s", j.Status.Phase, j.Status.Reason, j.Status.Message)
+	}
+	if err := f.c.Get(t.Context(), client.ObjectKeyFromObject(p0), &corev1.Pod{}); !apierrors.IsNotFound(err) {
+		t.Errorf("pod still there: %v", err)
+	}
+	f.noReservations()
+}
+
+func TestMaxMigratingPerWorkload(t *testing.T) {
+	f := newFixture(t)
+	a := f.node("a", "8")
+	rs := f.deployment("web", 3)
+	pods := []*corev1.Pod{f.pod(rs, "web-0", a), f.pod(rs, "web-1", a), f.pod(rs, "web-2", a)}
+	// EvictDirectly: each job runs until its pod is gone; the test replaces it and marks it ready before the
+	// next may start (maxUnavailable 1 too).
+	startController(t, testArgs(func(a *config.MigrationControllerArgs) {
+		a.DefaultJobMode = string(schedv1alpha1.PodMigrationJobModeEvictionDirectly)
+		a.MaxMigratingPerNode = ptr.To[int32](10)
+		a.MaxMigratingPerWorkload = ptr.To(intstr.FromInt32(1))
+	}))
+	var jobs []string
+	for _, p := range pods {
+		jobs = append(jobs, f.job(p, "").Name)
+	}
+	passed := func(j *schedv1alpha1.PodMigrationJob) bool {
+		return j.Annotations["descheduler.koordinator.sh/passed-arbitration"] == "true"
+	}
+	handled := map[string]bool{}
+	for range pods {
+		// Exactly one job not handled yet has passed arbitration: the others wait for its pod's replacement.
+		var running string
+		var heldBack *schedv1alpha1.PodMigrationJob
+		f.waitJob(jobs[0], "", func(*schedv1alpha1.PodMigrationJob) bool {
+			running, heldBack = "", nil
+			n := 0
+			for _, name := range jobs {
+				j := &schedv1alpha1.PodMigrationJob{}
+				if err := f.c.Get(t.Context(), client.ObjectKey{Name: name}, j); err != nil {
+					return false
+				}
+				switch {
+				case handled[name]:
+				case passed(j):
+					running = name
+					n++
+				case j.Status.Reason != "":
+					heldBack = j
+				}
+			}
+			if n > 1 {
+				t.Fatalf("%d jobs of one 3-replica workload run at once", n)
+			}
+			return n == 1 && (heldBack != nil || len(handled) == len(jobs)-1)
+		})
+		if heldBack != nil && heldBack.Status.Reason != string(config.EvictionGateMaxMigratingPerWorkload) &&
+			heldBack.Status.Reason != string(config.EvictionGateMaxUnavailablePerWorkload) {
+			t.Errorf("job %s held back by %s: %s", heldBack.Name, heldBack.Status.Reason, heldBack.Status.Message)
+		}
+		j := f.waitFinished(running)
+		handled[running] = true
+		// The controller-manager's part: a new pod, bound and ready.
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: j.Spec.PodRef.Name}}
+		f.waitGone(pod)
+		f.pod(rs, pod.Name+"-new", a)
+	}
+	for _, name := range jobs {
+		if j := f.waitFinished(name); j.Status.Phase != schedv1alpha1.PodMigrationJobSucceeded {
+			t.Errorf("job %s ended %s/%s: %s", name, j.Status.Phase, j.Status.Reason, j.Status.Message)
+		}
+	}
+}
+
+func TestRestartMidJob(t *testing.T) {
+	f := newFixture(t)
+	a, b := f.node("a", "4"), f.node("b", "4")
+	rs := f.deployment("web", 2)
+	p0, _ := f.pod(rs, "web-0", a), f.pod(rs, "web-1", b)
+	startScheduler(t)
+	evictions := func() float64 {
+		return counter(t, "koord_descheduler_pod_migration_evictions_total", map[string]string{"policy": "Eviction", "result": "success"})
+	}
+	before := evictions()
+	// Stop the first controller as soon as the job records its Reservation.
+	stop := startController(t, testArgs())
+	j := f.job(p0, "")
+	f.waitJob(j.Name, "created its Reservation", func(j *schedv1alpha1.PodMigrationJob) bool {
+		for _, c := range j.Status.Conditions {
+			if c.Type == schedv1alpha1.PodMigrationJobConditionReservationCreated && c.Status == schedv1alpha1.PodMigrationJobConditionStatusTrue {
+				return true
+			}
+		}
+		return false
+	})
+	stop()
+	startController(t, testArgs())
+	replacement := f.replaceWhenGone(rs, p0, "web-2")
+	done := f.waitFinished(j.Name)
+	f.succeededOn(done, replacement, b)
+	if got := evictions() - before; got != 1 {
+		t.Errorf("%v evictions, want 1", got)
+	}
+	list := &schedv1alpha1.ReservationList{}
+	if err := f.c.List(t.Context(), list); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range list.Items {
+		if r.Spec.Template != nil && r.Spec.Template.Namespace == f.ns {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d Reservations, want the job's one", n)
+	}
+}
+
+// counter returns the value of the counter name with labels among the MigrationControllers' metrics (0 when
+// absent).
+func counter(t *testing.T, name string, labels map[string]string) float64 {
+	t.Helper()
+	families, err := migrationRegistry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range families {
+		if mf.GetName() != name {
+			continue
+		}
+	next:
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if labels[l.GetName()] != l.GetValue() {
+					continue next
+				}
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	return 0
+}
