@@ -26,13 +26,12 @@ import (
 	"os"
 
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/util/version"
-	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/koord-dev/koord/pkg/descheduler"
+	"github.com/koord-dev/koord/pkg/util/logging"
 )
 
 func main() {
@@ -44,23 +43,19 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	var opts descheduler.Options
-	logging := logsapi.NewLoggingConfiguration()
+	logCfg := logsapi.NewLoggingConfiguration()
 	fs := pflag.NewFlagSet("koord-descheduler", pflag.ContinueOnError)
 	fs.StringVar(&opts.ConfigFile, "config", "", "Path to a DeschedulerConfiguration (descheduler/v1alpha2). Empty: the defaults (MigrationController only).")
 	fs.StringVar(&opts.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig; overrides clientConnection.kubeconfig. Both empty: in-cluster config, then $KUBECONFIG, then ~/.kube/config.")
-	logsapi.AddFlags(logging, fs)
+	logsapi.AddFlags(logCfg, fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil
 		}
 		return err
 	}
-	loggingGates := featuregate.NewVersionedFeatureGate(version.MustParse("1.37"))
-	if err := logsapi.AddFeatureGates(loggingGates); err != nil {
-		return fmt.Errorf("register logging feature gates: %w", err)
-	}
-	if err := logsapi.ValidateAndApply(logging, loggingGates); err != nil {
-		return fmt.Errorf("logging flags: %w", err)
+	if err := logging.Apply(logCfg); err != nil {
+		return err
 	}
 	logger := klog.Background().WithName("koord-descheduler")
 	ctrl.SetLogger(logger)

@@ -25,13 +25,12 @@ import (
 	"os"
 
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/util/version"
-	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/koord-dev/koord/pkg/manager"
+	"github.com/koord-dev/koord/pkg/util/logging"
 )
 
 func main() {
@@ -46,23 +45,18 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	logging := logsapi.NewLoggingConfiguration()
+	logCfg := logsapi.NewLoggingConfiguration()
 	fs := pflag.NewFlagSet("koord-manager", pflag.ContinueOnError)
 	opts.AddFlags(fs)
-	logsapi.AddFlags(logging, fs)
+	logsapi.AddFlags(logCfg, fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil
 		}
 		return err
 	}
-	// The logging gates are versioned against Kubernetes releases, so they live in a gate set of their own.
-	loggingGates := featuregate.NewVersionedFeatureGate(version.MustParse("1.37"))
-	if err := logsapi.AddFeatureGates(loggingGates); err != nil {
-		return fmt.Errorf("register logging feature gates: %w", err)
-	}
-	if err := logsapi.ValidateAndApply(logging, loggingGates); err != nil {
-		return fmt.Errorf("logging flags: %w", err)
+	if err := logging.Apply(logCfg); err != nil {
+		return err
 	}
 	logger := klog.Background().WithName("koord-manager")
 	ctrl.SetLogger(logger)

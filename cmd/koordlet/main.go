@@ -28,12 +28,11 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/util/version"
-	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/koord-dev/koord/pkg/koordlet"
+	"github.com/koord-dev/koord/pkg/util/logging"
 )
 
 func main() {
@@ -48,23 +47,18 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	opts := koordlet.DefaultOptions()
-	logging := logsapi.NewLoggingConfiguration()
+	logCfg := logsapi.NewLoggingConfiguration()
 	fs := pflag.NewFlagSet("koordlet", pflag.ContinueOnError)
 	opts.AddFlags(fs)
-	logsapi.AddFlags(logging, fs)
+	logsapi.AddFlags(logCfg, fs)
 	if err := fs.Parse(koordlet.KoordinatorArgs(fs, args)); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil
 		}
 		return err
 	}
-	// The logging gates are versioned against Kubernetes releases, so they live in a gate set of their own.
-	loggingGates := featuregate.NewVersionedFeatureGate(version.MustParse("1.37"))
-	if err := logsapi.AddFeatureGates(loggingGates); err != nil {
-		return fmt.Errorf("register logging feature gates: %w", err)
-	}
-	if err := logsapi.ValidateAndApply(logging, loggingGates); err != nil {
-		return fmt.Errorf("logging flags: %w", err)
+	if err := logging.Apply(logCfg); err != nil {
+		return err
 	}
 	if err := opts.Validate(); err != nil {
 		return err

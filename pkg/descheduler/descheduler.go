@@ -40,6 +40,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	frameworktypes "sigs.k8s.io/descheduler/pkg/framework/types"
@@ -218,7 +219,8 @@ func New(ctx context.Context, cfg *rest.Config, c *config.DeschedulerConfigurati
 		return nil, fmt.Errorf("create client: %w", err)
 	}
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: kube.EventsV1()})
-	if err := mgr.Add(runnableFunc(func(ctx context.Context) error {
+	// A RunnableFunc runs in the leader only, the one replica that records events.
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		broadcaster.StartRecordingToSink(ctx.Done())
 		<-ctx.Done()
 		broadcaster.Shutdown()
@@ -246,7 +248,7 @@ func New(ctx context.Context, cfg *rest.Config, c *config.DeschedulerConfigurati
 		}
 		return d.Start(logr.NewContext(ctx, logger))
 	}
-	if err := mgr.Add(&leaderRunnable{run: run}); err != nil {
+	if err := mgr.Add(manager.RunnableFunc(run)); err != nil {
 		return nil, fmt.Errorf("add descheduler: %w", err)
 	}
 	return mgr, nil
@@ -279,18 +281,3 @@ func registry(mgr ctrl.Manager, c *config.DeschedulerConfiguration, clk clock.Wi
 		},
 	}
 }
-
-// leaderRunnable runs a function as a manager Runnable in the elected leader only.
-type leaderRunnable struct {
-	run func(ctx context.Context) error
-}
-
-func (r *leaderRunnable) Start(ctx context.Context) error { return r.run(ctx) }
-
-// NeedLeaderElection makes the manager start it only once elected.
-func (r *leaderRunnable) NeedLeaderElection() bool { return true }
-
-// runnableFunc runs a function as a manager Runnable in every replica.
-type runnableFunc func(ctx context.Context) error
-
-func (f runnableFunc) Start(ctx context.Context) error { return f(ctx) }

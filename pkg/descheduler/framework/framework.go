@@ -191,9 +191,6 @@ func (d *Descheduler) newProfile(ctx context.Context, cp *config.DeschedulerProf
 	return p, nil
 }
 
-// NeedLeaderElection makes the descheduler run only in the leader.
-func (d *Descheduler) NeedLeaderElection() bool { return true }
-
 // Start starts the informers, waits for them and runs a round every deschedulingInterval until ctx ends (one
 // round when the interval is 0).
 func (d *Descheduler) Start(ctx context.Context) error {

@@ -29,6 +29,8 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/descheduler/pkg/descheduler/evictions"
 	nodeutil "sigs.k8s.io/descheduler/pkg/descheduler/node"
+
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // Event reasons.
@@ -126,8 +128,8 @@ func (pl *Plugin) recordClasses(pool string, unknown int, c classes, anomalous, 
 }
 
 // room is the usage the nodes can take before reaching their high thresholds, summed over them.
-func room(nodes []nodeInfo, resources []corev1.ResourceName, prod bool) amounts {
-	out := amounts{}
+func room(nodes []nodeInfo, resources []corev1.ResourceName, prod bool) quantity.Amounts {
+	out := quantity.Amounts{}
 	for _, r := range resources {
 		out[r] = 0
 	}
@@ -166,7 +168,7 @@ func (pl *Plugin) move(ctx context.Context, p pool, t poolThresholds, hot, prodH
 }
 
 // balance moves pods off sources to targets while the sources are hot and the room lasts.
-func (pl *Plugin) balance(ctx context.Context, p pool, sources, targets []nodeInfo, avail amounts, prod bool) {
+func (pl *Plugin) balance(ctx context.Context, p pool, sources, targets []nodeInfo, avail quantity.Amounts, prod bool) {
 	logger := logr.FromContextOrDiscard(ctx)
 	if len(sources) == 0 {
 		return
@@ -194,7 +196,7 @@ func (pl *Plugin) balance(ctx context.Context, p pool, sources, targets []nodeIn
 		if prod {
 			usage, thresholds = src.prodUsage, src.thresholds.prodHigh
 		}
-		excess, weights := amounts{}, map[corev1.ResourceName]int64{}
+		excess, weights := quantity.Amounts{}, map[corev1.ResourceName]int64{}
 		for _, r := range over(usage, thresholds) {
 			excess[r] = usage[r] - thresholds[r]
 			weights[r] = p.ResourceWeights[r]
@@ -207,7 +209,7 @@ func (pl *Plugin) balance(ctx context.Context, p pool, sources, targets []nodeIn
 // evictFrom hands pods of one hot node to the evictor, most suitable first, until the node is no longer hot
 // or the room on the targets is used up. With nodeFit, a pod moves only if a target fits it and stays under
 // its high thresholds with the pod's usage added; that target's usage then counts the pod.
-func (pl *Plugin) evictFrom(ctx context.Context, p pool, src nodeInfo, pods []*corev1.Pod, targets []nodeInfo, avail amounts, prod bool) {
+func (pl *Plugin) evictFrom(ctx context.Context, p pool, src nodeInfo, pods []*corev1.Pod, targets []nodeInfo, avail quantity.Amounts, prod bool) {
 	logger := logr.FromContextOrDiscard(ctx).WithValues("node", src.node.Name, "prod", prod)
 	moved := 0
 	reason := overutilizedReason(src, prod)
@@ -268,7 +270,7 @@ func (pl *Plugin) evictFrom(ctx context.Context, p pool, src nodeInfo, pods []*c
 
 // keepGoing tells whether pods should still move off src: it is still hot and every resource has room left
 // on the targets. A node no longer hot is normal again.
-func (pl *Plugin) keepGoing(src nodeInfo, avail amounts, prod bool) bool {
+func (pl *Plugin) keepGoing(src nodeInfo, avail quantity.Amounts, prod bool) bool {
 	usage, thresholds, ds := src.usage, src.thresholds.high, pl.nodeDetectors
 	if prod {
 		usage, thresholds, ds = src.prodUsage, src.thresholds.prodHigh, pl.prodDetectors
@@ -287,7 +289,7 @@ func (pl *Plugin) keepGoing(src nodeInfo, avail amounts, prod bool) bool {
 
 // fitTarget returns the first target the pod fits (its affinity, tolerations, requests; upstream descheduler's
 // NodeFit) that stays under its high thresholds with the pod's usage added, and adds the usage to it.
-func (pl *Plugin) fitTarget(ctx context.Context, pod *corev1.Pod, podUsage amounts, targets []nodeInfo, prod bool) *nodeInfo {
+func (pl *Plugin) fitTarget(ctx context.Context, pod *corev1.Pod, podUsage quantity.Amounts, targets []nodeInfo, prod bool) *nodeInfo {
 	for i := range targets {
 		t := &targets[i]
 		usage, thresholds := t.usage, t.thresholds.high
@@ -335,9 +337,9 @@ func overutilizedReason(n nodeInfo, prod bool) string {
 	return "node is overutilized, " + strings.Join(parts, ", ")
 }
 
-func amountsString(a amounts) string {
+func amountsString(a quantity.Amounts) string {
 	parts := make([]string, 0, len(a))
-	for _, r := range sortedResources(a) {
+	for _, r := range a.Names() {
 		v := a[r]
 		switch r {
 		case corev1.ResourceCPU:

@@ -42,6 +42,7 @@ import (
 	koordinformers "github.com/koord-dev/koord/pkg/client/informers/externalversions"
 	"github.com/koord-dev/koord/pkg/descheduler/apis/config"
 	"github.com/koord-dev/koord/pkg/descheduler/framework"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
 
@@ -65,9 +66,9 @@ func TestClassify(t *testing.T) {
 		n.Spec.Unschedulable = unschedulable
 		return &nodeUsage{
 			node:        n,
-			allocatable: amounts{"cpu": 10000, "memory": 100 << 30, "pods": 110},
-			usage:       amounts{"cpu": cpu, "memory": memGi << 30},
-			prodUsage:   amounts{"cpu": prodCPU, "memory": 0},
+			allocatable: quantity.Amounts{"cpu": 10000, "memory": 100 << 30, "pods": 110},
+			usage:       quantity.Amounts{"cpu": cpu, "memory": memGi << 30},
+			prodUsage:   quantity.Amounts{"cpu": prodCPU, "memory": 0},
 		}
 	}
 	usages := []*nodeUsage{
@@ -114,14 +115,14 @@ func TestDeviationThresholds(t *testing.T) {
 		HighThresholds:         config.ResourceThresholds{"cpu": 10},
 	}
 	mk := func(name string, cpu int64) *nodeUsage {
-		return &nodeUsage{node: cpuNode(name, 10), allocatable: amounts{"cpu": 10000, "memory": 100 << 30}, usage: amounts{"cpu": cpu, "memory": 0}, prodUsage: amounts{"cpu": 0, "memory": 0}}
+		return &nodeUsage{node: cpuNode(name, 10), allocatable: quantity.Amounts{"cpu": 10000, "memory": 100 << 30}, usage: quantity.Amounts{"cpu": cpu, "memory": 0}, prodUsage: quantity.Amounts{"cpu": 0, "memory": 0}}
 	}
 	// Mean cpu 50%: cool below 40%, hot above 60%. Memory has no low deviation, so it never decides.
 	usages := []*nodeUsage{mk("a", 2000), mk("b", 5000), mk("c", 8000)}
 	th := thresholdsOf(usages, newPoolThresholds(pool), true)
 	if diff := cmp.Diff(nodeThresholds{
-		low: amounts{"cpu": 4000, "memory": 100 << 30}, high: amounts{"cpu": 6000, "memory": 100 << 30},
-		prodLow: amounts{"cpu": 10000, "memory": 100 << 30}, prodHigh: amounts{"cpu": 10000, "memory": 100 << 30},
+		low: quantity.Amounts{"cpu": 4000, "memory": 100 << 30}, high: quantity.Amounts{"cpu": 6000, "memory": 100 << 30},
+		prodLow: quantity.Amounts{"cpu": 10000, "memory": 100 << 30}, prodHigh: quantity.Amounts{"cpu": 10000, "memory": 100 << 30},
 	}, th["a"], cmp.AllowUnexported(nodeThresholds{})); diff != "" {
 		t.Errorf("thresholds (-want +got):\n%s", diff)
 	}
@@ -186,11 +187,11 @@ func TestSortPods(t *testing.T) {
 		mk("prod-ls-unreported").Label(extension.LabelPodPriorityClass, string(extension.PriorityProd)).Priority(9000).QoS(extension.QoSLS).Obj(),
 	}
 	// Excess 1.5 cores. Scores: 2 cores → 1/(2/1.5)+1 = 1.75; 3 cores → 1.5; 1 core → 0.67.
-	usage := map[types.NamespacedName]amounts{}
+	usage := map[types.NamespacedName]quantity.Amounts{}
 	for name, cpu := range map[string]int64{"prod-ls": 1000, "batch-be": 500, "prod-lsr": 1000, "prod-low-prio": 1000, "prod-ls-costly": 2000, "prod-ls-big": 2000, "prod-ls-old": 3000} {
-		usage[types.NamespacedName{Namespace: "default", Name: name}] = amounts{"cpu": cpu}
+		usage[types.NamespacedName{Namespace: "default", Name: name}] = quantity.Amounts{"cpu": cpu}
 	}
-	sortPods(pods, usage, amounts{"cpu": 1500}, map[corev1.ResourceName]int64{"cpu": 1})
+	sortPods(pods, usage, quantity.Amounts{"cpu": 1500}, map[corev1.ResourceName]int64{"cpu": 1})
 	var got []string
 	for _, p := range pods {
 		got = append(got, p.Name)

@@ -39,6 +39,7 @@ import (
 	slov1alpha1listers "github.com/koord-dev/koord/pkg/client/listers/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/descheduler/apis/config"
 	"github.com/koord-dev/koord/pkg/descheduler/framework"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // Name is the plugin's name, Koordinator's.
@@ -193,11 +194,11 @@ func (pl *Plugin) usages(ctx context.Context, nodes []*corev1.Node, resources []
 			logger.Error(err, "Using the node's status.allocatable", "node", n.Name)
 		}
 		u := usageOf(n, pods, metric, resources)
-		u.allocatable = amounts{}
+		u.allocatable = quantity.Amounts{}
 		for _, r := range resources {
-			u.allocatable[r] = amountOf(r, alloc)
+			u.allocatable[r] = quantity.ValueIn(alloc, r)
 		}
-		u.allocatable[corev1.ResourcePods] = amountOf(corev1.ResourcePods, alloc)
+		u.allocatable[corev1.ResourcePods] = quantity.ValueIn(alloc, corev1.ResourcePods)
 		out = append(out, u)
 	}
 	return out

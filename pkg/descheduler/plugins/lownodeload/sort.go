@@ -27,6 +27,7 @@ import (
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 func sortedResources[V any](m map[corev1.ResourceName]V) []corev1.ResourceName {
@@ -40,9 +41,9 @@ func sortedResources[V any](m map[corev1.ResourceName]V) []corev1.ResourceName {
 
 // nodeScore rates a node's usage as Koordinator does: per resource, usage per mille of allocatable (capped at
 // 1000), averaged with the weights.
-func nodeScore(usage, allocatable amounts, weights map[corev1.ResourceName]int64) int64 {
+func nodeScore(usage, allocatable quantity.Amounts, weights map[corev1.ResourceName]int64) int64 {
 	var score, sum int64
-	for _, r := range sortedResources(usage) {
+	for _, r := range usage.Names() {
 		w := weights[r]
 		a := allocatable[r]
 		var s int64
@@ -84,10 +85,10 @@ var kubeQoSOrder = map[corev1.PodQOSClass]int{
 // podScore rates how much of the overage a pod's usage would remove: per resource, usage/excess when below
 // it, 1 + excess/usage at or above it (a pod that alone removes the excess scores highest, the smallest such
 // pod first), averaged with the weights. Koordinator's rating.
-func podScore(usage, excess amounts, weights map[corev1.ResourceName]int64) float64 {
+func podScore(usage, excess quantity.Amounts, weights map[corev1.ResourceName]int64) float64 {
 	var score float64
 	var sum int64
-	for _, r := range sortedResources(excess) {
+	for _, r := range excess.Names() {
 		w := weights[r]
 		var s float64
 		if e := excess[r]; e > 0 {
@@ -111,7 +112,7 @@ func podScore(usage, excess amounts, weights map[corev1.ResourceName]int64) floa
 // priority class, lower priority, lower Kubernetes QoS, lower Koordinator QoS, lower deletion cost, lower
 // eviction cost, then the pods whose usage removes the excess best (pods without usage last), then the
 // youngest, then by name.
-func sortPods(pods []*corev1.Pod, podUsage map[types.NamespacedName]amounts, excess amounts, weights map[corev1.ResourceName]int64) {
+func sortPods(pods []*corev1.Pod, podUsage map[types.NamespacedName]quantity.Amounts, excess quantity.Amounts, weights map[corev1.ResourceName]int64) {
 	scores := make(map[*corev1.Pod]float64, len(pods))
 	known := make(map[*corev1.Pod]bool, len(pods))
 	for _, p := range pods {

@@ -27,38 +27,24 @@ import (
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/descheduler/apis/config"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
-
-// amounts are resource amounts in the units the plugin compares: millicores for cpu, the plain value (bytes,
-// counts) for everything else.
-type amounts map[corev1.ResourceName]int64
-
-func amountOf(name corev1.ResourceName, list corev1.ResourceList) int64 {
-	q, ok := list[name]
-	if !ok {
-		return 0
-	}
-	if name == corev1.ResourceCPU {
-		return q.MilliValue()
-	}
-	return q.Value()
-}
 
 // nodeUsage is what one round knows of a node: its allocatable, its pods and their usage from its NodeMetric.
 type nodeUsage struct {
 	node        *corev1.Node
-	allocatable amounts
+	allocatable quantity.Amounts
 	pods        []*corev1.Pod
 	prodPods    []*corev1.Pod
 	// usage is the node's usage (system plus pods, as Koordinator counts it) and prodUsage the Prod pods'.
-	usage, prodUsage amounts
+	usage, prodUsage quantity.Amounts
 	// podUsage is the reported usage of each pod.
-	podUsage map[types.NamespacedName]amounts
+	podUsage map[types.NamespacedName]quantity.Amounts
 }
 
 // nodeThresholds are a node's thresholds as amounts.
 type nodeThresholds struct {
-	low, high, prodLow, prodHigh amounts
+	low, high, prodLow, prodHigh quantity.Amounts
 }
 
 // nodeInfo is a node with its usage and thresholds.
@@ -88,9 +74,9 @@ func usageOf(node *corev1.Node, pods []*corev1.Pod, metric *slov1alpha1.NodeMetr
 	u := &nodeUsage{
 		node:      node,
 		pods:      pods,
-		usage:     amounts{},
-		prodUsage: amounts{},
-		podUsage:  make(map[types.NamespacedName]amounts, len(metric.Status.PodsMetric)),
+		usage:     quantity.Amounts{},
+		prodUsage: quantity.Amounts{},
+		podUsage:  make(map[types.NamespacedName]quantity.Amounts, len(metric.Status.PodsMetric)),
 	}
 	prod := map[types.NamespacedName]bool{}
 	for _, p := range pods {
@@ -100,15 +86,15 @@ func usageOf(node *corev1.Node, pods []*corev1.Pod, metric *slov1alpha1.NodeMetr
 		}
 	}
 	for _, r := range resources {
-		u.usage[r] = amountOf(r, metric.Status.NodeMetric.SystemUsage.ResourceList)
+		u.usage[r] = quantity.ValueIn(metric.Status.NodeMetric.SystemUsage.ResourceList, r)
 		u.prodUsage[r] = 0
 	}
 	for i := range metric.Status.PodsMetric {
 		pm := &metric.Status.PodsMetric[i]
 		key := types.NamespacedName{Namespace: pm.Namespace, Name: pm.Name}
-		pu := make(amounts, len(resources))
+		pu := make(quantity.Amounts, len(resources))
 		for _, r := range resources {
-			v := amountOf(r, pm.PodUsage.ResourceList)
+			v := quantity.ValueIn(pm.PodUsage.ResourceList, r)
 			pu[r] = v
 			u.usage[r] += v
 			if prod[key] {
@@ -196,7 +182,7 @@ func thresholdsOf(usages []*nodeUsage, t poolThresholds, deviation bool) map[str
 	}
 	out := make(map[string]nodeThresholds, len(usages))
 	for _, u := range usages {
-		nt := nodeThresholds{low: amounts{}, high: amounts{}, prodLow: amounts{}, prodHigh: amounts{}}
+		nt := nodeThresholds{low: quantity.Amounts{}, high: quantity.Amounts{}, prodLow: quantity.Amounts{}, prodHigh: quantity.Amounts{}}
 		for _, r := range t.resources {
 			alloc := u.allocatable[r]
 			if !deviation {
@@ -255,9 +241,9 @@ func meanUsagePercent(usages []*nodeUsage) (all, prod map[corev1.ResourceName]fl
 }
 
 // over returns the resources whose usage is above their threshold.
-func over(usage, thresholds amounts) []corev1.ResourceName {
+func over(usage, thresholds quantity.Amounts) []corev1.ResourceName {
 	var out []corev1.ResourceName
-	for _, r := range sortedResources(thresholds) {
+	for _, r := range thresholds.Names() {
 		if v, ok := usage[r]; ok && v > thresholds[r] {
 			out = append(out, r)
 		}
@@ -266,7 +252,7 @@ func over(usage, thresholds amounts) []corev1.ResourceName {
 }
 
 // under tells whether no resource's usage is above its threshold.
-func under(usage, thresholds amounts) bool {
+func under(usage, thresholds quantity.Amounts) bool {
 	for r, t := range thresholds {
 		if v, ok := usage[r]; ok && v > t {
 			return false
@@ -320,7 +306,7 @@ func classify(usages []*nodeUsage, thresholds map[string]nodeThresholds) classes
 }
 
 // usagePercent is the usage of each resource in percent of the node's allocatable.
-func usagePercent(usage, allocatable amounts, resources []corev1.ResourceName) map[corev1.ResourceName]float64 {
+func usagePercent(usage, allocatable quantity.Amounts, resources []corev1.ResourceName) map[corev1.ResourceName]float64 {
 	out := make(map[corev1.ResourceName]float64, len(resources))
 	for _, r := range resources {
 		if a := allocatable[r]; a > 0 {
