@@ -25,6 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/pkg/descheduler/apis/config"
@@ -129,7 +130,7 @@ func (l *limits) check(pod *corev1.Pod, w *workload, migrating []migration) *ref
 	if !l.skip[config.EvictionGateExpectedReplicas] && !ptr.Deref(l.args.SkipCheckExpectedReplicas, false) {
 		ready := 0
 		for _, p := range w.pods {
-			if isPodActive(p) && isPodReady(p) {
+			if isPodActive(p) && podutil.IsPodReady(p) {
 				ready++
 			}
 		}
@@ -154,7 +155,7 @@ func unavailable(w *workload, migrating []migration) int {
 			continue
 		}
 		active++
-		if !isPodReady(p) || moving[p.UID] {
+		if !podutil.IsPodReady(p) || moving[p.UID] {
 			n++
 		}
 	}

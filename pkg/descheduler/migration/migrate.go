@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -197,7 +198,7 @@ func (c *Controller) reservationFirst(ctx context.Context, job *schedv1alpha1.Po
 		}
 		c.event(job, corev1.EventTypeNormal, string(schedv1alpha1.PodMigrationJobConditionReservationPodBoundReservation), "Reservation %q bound by pod %q", r.Name, boundName)
 	}
-	if !isPodReady(bound) {
+	if !podutil.IsPodReady(bound) {
 		if c.setCondition(job, ConditionBoundPodReady, schedv1alpha1.PodMigrationJobConditionStatusFalse, ReasonWaitForBoundPodReady,
 			fmt.Sprintf("Waiting for pod %q to be ready", boundName)) {
 			if err := c.updateStatus(ctx, job); err != nil {

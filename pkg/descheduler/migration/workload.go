@@ -152,13 +152,3 @@ func (f *workloadFinder) deployment(ctx context.Context, w *workload, namespace 
 func isPodActive(pod *corev1.Pod) bool {
 	return pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed && pod.DeletionTimestamp == nil
 }
-
-// isPodReady reports whether pod's Ready condition is True.
-func isPodReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
