@@ -34,7 +34,7 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -s -w -X github.com/koord-dev/koord/pkg/version.version=$(VERSION) -X github.com/koord-dev/koord/pkg/version.revision=$(REVISION)
 
 # Images: `make images` writes bin/images/<component>.tar for each component (see docs/install.md).
-IMAGE_COMPONENTS ?= koord-manager koord-scheduler koordlet
+IMAGE_COMPONENTS ?= koord-manager koord-scheduler koord-descheduler koordlet
 IMAGE_PLATFORMS  ?= linux/amd64 linux/arm64
 IMAGE_REPOSITORY ?= ghcr.io/koord-dev
 IMAGE_TAG        ?= $(VERSION)

@@ -11,8 +11,9 @@ FILES=charts/koord/files
 rm -rf "$FILES"
 mkdir -p "$FILES/crds" "$FILES/rbac" "$FILES/priorityclasses"
 cp config/crd/bases/*.yaml "$FILES/crds/"
-for c in koord-manager koord-scheduler koordlet; do
+for c in koord-manager koord-scheduler koord-descheduler koordlet; do
   cp "config/rbac/$c/role.yaml" "$FILES/rbac/$c.yaml"
 done
 cp config/priorityclass/*.yaml "$FILES/priorityclasses/"
 cp config/scheduler/koord-scheduler-config.yaml "$FILES/koord-scheduler-config.yaml"
+cp config/descheduler/koord-descheduler-config.yaml "$FILES/koord-descheduler-config.yaml"

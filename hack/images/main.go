@@ -40,14 +40,15 @@ import (
 // components are the images Koord ships and whether each must run as root: koordlet writes the host's
 // cgroups and reads every process's /proc files; the others need no privilege.
 var components = map[string]bool{
-	"koord-manager":   false,
-	"koord-scheduler": false,
-	"koordlet":        true,
+	"koord-manager":     false,
+	"koord-scheduler":   false,
+	"koord-descheduler": false,
+	"koordlet":          true,
 }
 
 // componentNames lists the images Koord ships, in a fixed order.
 func componentNames() []string {
-	return []string{"koord-manager", "koord-scheduler", "koordlet"}
+	return []string{"koord-manager", "koord-scheduler", "koord-descheduler", "koordlet"}
 }
 
 type options struct {

@@ -91,7 +91,7 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "test images: %v\n", err)
 		return 1
 	}
-	for _, c := range []string{"koord-manager", "koord-scheduler", "koordlet"} {
+	for _, c := range []string{"koord-manager", "koord-scheduler", "koord-descheduler", "koordlet"} {
 		images = append(images, filepath.Join(env.root, "bin", "images", c+".tar"))
 	}
 	start := time.Now()
@@ -193,13 +193,17 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx 
 // installValues are the chart settings of the suite, over the Koordinator values file: Koord's images, one
 // replica each with small requests (the node has two cores), koordlet's default gates (the file turns BE CPU
 // eviction on, which would evict the suite's BE burner), and short report and aggregation windows.
+// koord-descheduler is installed as the chart's default has it: MigrationController only (LowNodeLoad off), so
+// it moves no pod of the suite; helm install --wait then checks that its pod starts and becomes Ready.
 func installValues() []string {
 	set := []string{
 		"imageRepositoryHost=ghcr.io",
 		"manager.image.repository=koord-dev/koord-manager", "manager.image.tag=" + env.tag,
 		"scheduler.image.repository=koord-dev/koord-scheduler", "scheduler.image.tag=" + env.tag,
+		"descheduler.image.repository=koord-dev/koord-descheduler", "descheduler.image.tag=" + env.tag,
 		"koordlet.image.repository=koord-dev/koordlet", "koordlet.image.tag=" + env.tag,
 		"scheduler.resources.requests.cpu=100m", "manager.resources.requests.cpu=100m",
+		"descheduler.resources.requests.cpu=100m",
 		"koordlet.features=",
 		// koordlet reads kubelet's CPU manager state under its root directory.
 		"koordlet.hostDirs.kubeletLibDir=" + env.node.KubeletRootDir(),

@@ -49,7 +49,7 @@ func testInstall(t *testing.T) {
 	helm(t, append([]string{"install", "koord", filepath.Join(env.root, "charts", "koord"), "-n", "default",
 		"--wait", "--timeout", "5m"}, installValues()...)...)
 	ctx := t.Context()
-	for _, name := range []string{"koord-manager", "koord-scheduler"} {
+	for _, name := range []string{"koord-manager", "koord-scheduler", "koord-descheduler"} {
 		d, err := env.kube.AppsV1().Deployments(koordNamespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)

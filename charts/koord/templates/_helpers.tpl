@@ -82,3 +82,29 @@ the installation namespace and Coscheduling's enablePreemption from scheduler.en
 {{- end -}}
 {{ $cfg }}
 {{- end -}}
+
+{{/* koord-descheduler's configuration: files/koord-descheduler-config.yaml (from config/descheduler) with its
+lease and excluded namespaces in the installation namespace, /healthz, /readyz and /metrics on one server at
+0.0.0.0:descheduler.port, and LowNodeLoad enabled at balance when descheduler.lowNodeLoad.enabled. The file's
+anchors are checked on every render, so that a change to it fails here rather than rendering a wrong profile. */}}
+{{- define "koord.deschedulerConfig" -}}
+{{- $ns := include "koord.namespace" . -}}
+{{- $d := .Values.descheduler -}}
+{{- $cfg := .Files.Get "files/koord-descheduler-config.yaml" -}}
+{{- $kind := "\nkind: DeschedulerConfiguration\n" -}}
+{{- if or (not (contains $kind $cfg)) (contains "healthzBindAddress:" $cfg) (contains "metricsBindAddress:" $cfg) -}}
+{{- fail "files/koord-descheduler-config.yaml needs a kind: DeschedulerConfiguration line and no bind addresses, for the chart to set them" -}}
+{{- end -}}
+{{- $addr := printf "0.0.0.0:%d" (int $d.port) -}}
+{{- $cfg = $cfg | replace $kind (printf "%shealthzBindAddress: %s\nmetricsBindAddress: %s\n" $kind $addr $addr) -}}
+{{- $cfg = $cfg | replace "resourceNamespace: koordinator-system" (printf "resourceNamespace: %s" $ns) -}}
+{{- $cfg = $cfg | replace "\n              - koordinator-system\n" (printf "\n              - %s\n" $ns) -}}
+{{- $balance := "\n      balance:\n        disabled:\n          - name: \"*\"\n" -}}
+{{- if not (contains $balance $cfg) -}}
+{{- fail "files/koord-descheduler-config.yaml has no balance extension point disabling \"*\" to enable LowNodeLoad at" -}}
+{{- end -}}
+{{- if $d.lowNodeLoad.enabled -}}
+{{- $cfg = $cfg | replace $balance (printf "%s        enabled:\n          - name: LowNodeLoad\n" $balance) -}}
+{{- end -}}
+{{ $cfg }}
+{{- end -}}

@@ -17,6 +17,7 @@ limitations under the License.
 package chart
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,9 +33,12 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	kubeschedulerscheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/koord-dev/koord/apis/configuration"
+	deschedulerconfig "github.com/koord-dev/koord/pkg/descheduler/apis/config"
+	deschedulervalidation "github.com/koord-dev/koord/pkg/descheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/koordlet"
 	"github.com/koord-dev/koord/pkg/manager"
 	schedulerconfig "github.com/koord-dev/koord/pkg/scheduler/apis/config"
@@ -72,6 +76,8 @@ func TestSchemaRejectsNonsense(t *testing.T) {
 		"bad namespace":       {set: "installation.namespace=Koord_System", want: "/installation/namespace"},
 		"port out of range":   {set: "koordlet.metrics.port=70000", want: "/koordlet/metrics/port"},
 		"string for a switch": {set: "colocation.enable=yes", want: "/colocation/enable"},
+		"descheduler typo":    {set: "descheduler.lowNodeLoad.enable=true", want: "'enable' not allowed"},
+		"descheduler port 0":  {set: "descheduler.port=0", want: "/descheduler/port"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -144,11 +150,13 @@ func TestKoordinatorValues(t *testing.T) {
 	objs := render(t, "-f", koordinatorValues(t))
 	m := container(t, find(t, objs, "Deployment", "koord-manager"))
 	s := container(t, find(t, objs, "Deployment", "koord-scheduler"))
+	ds := container(t, find(t, objs, "Deployment", "koord-descheduler"))
 	k := container(t, find(t, objs, "DaemonSet", "koordlet"))
-	got := []string{m.Image, s.Image, k.Image}
+	got := []string{m.Image, s.Image, ds.Image, k.Image}
 	want := []string{
 		"registry.example.com/koordinator-sh/koord-manager:v1.8.0",
 		"registry.example.com/koordinator-sh/koord-scheduler:v1.8.0",
+		"registry.example.com/koordinator-sh/koord-descheduler:v1.8.0",
 		"registry.example.com/koordinator-sh/koordlet:v1.8.0",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -225,11 +233,13 @@ func TestSLOControllerConfig(t *testing.T) {
 // TestMonitors: the optional ServiceMonitor and PodMonitors render when asked for (the monitoring CRDs are not
 // in the test apiserver, so they are checked, not applied).
 func TestMonitors(t *testing.T) {
-	objs := render(t, "--set", "koordlet.enableServiceMonitor=true", "--set", "manager.monitorEnabled=true", "--set", "scheduler.monitorEnabled=true")
+	objs := render(t, "--set", "koordlet.enableServiceMonitor=true", "--set", "manager.monitorEnabled=true", "--set", "scheduler.monitorEnabled=true",
+		"--set", "descheduler.monitorEnabled=true")
 	find(t, objs, "ServiceMonitor", "koordlet-service-monitor")
 	find(t, objs, "Service", "koordlet-service")
 	find(t, objs, "PodMonitor", "koord-manager")
 	find(t, objs, "PodMonitor", "koord-scheduler")
+	find(t, objs, "PodMonitor", "koord-descheduler")
 	for _, o := range render(t) {
 		if strings.HasPrefix(o.GetAPIVersion(), "monitoring.coreos.com/") {
 			t.Errorf("%s %s rendered by default", o.GetKind(), o.GetName())
@@ -260,6 +270,9 @@ func TestOnAPIServer(t *testing.T) {
 			{&appsv1.DaemonSet{}, client.ObjectKey{Namespace: ns, Name: "koordlet"}},
 			{&appsv1.Deployment{}, client.ObjectKey{Namespace: ns, Name: "koord-manager"}},
 			{&appsv1.Deployment{}, client.ObjectKey{Namespace: ns, Name: "koord-scheduler"}},
+			{&appsv1.Deployment{}, client.ObjectKey{Namespace: ns, Name: "koord-descheduler"}},
+			{&corev1.ConfigMap{}, client.ObjectKey{Namespace: ns, Name: "koord-descheduler-config"}},
+			{&corev1.ServiceAccount{}, client.ObjectKey{Namespace: ns, Name: "koord-descheduler"}},
 		} {
 			if err := env.Client.Get(ctx, want.key, want.obj); err != nil {
 				t.Errorf("after helm install: %T %s: %v", want.obj, want.key, err)
@@ -283,7 +296,7 @@ func TestOnAPIServer(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out)
 		}
 		// There is no kube-controller-manager here to empty the namespace; what Helm deletes itself must be gone.
-		for _, name := range []string{"koord-manager", "koord-scheduler", "koordlet"} {
+		for _, name := range []string{"koord-manager", "koord-scheduler", "koord-descheduler", "koordlet"} {
 			cr := &unstructured.Unstructured{}
 			cr.SetAPIVersion("rbac.authorization.k8s.io/v1")
 			cr.SetKind("ClusterRole")
@@ -304,7 +317,9 @@ func TestOnAPIServer(t *testing.T) {
 			"--set", "installation.namespace=koord-custom", "--set", "colocation.enable=true",
 			"--set", "sloControllerConfig.resource-threshold-config.clusterStrategy.enable=true",
 			"--set", "manager.replicas=1", "--set", "scheduler.replicas=1", "--set", "imagePullSecrets[0].name=registry",
+			"--set", "descheduler.replicas=1", "--set", "descheduler.lowNodeLoad.enabled=true",
 		},
+		"descheduler off": {"--set", "installation.namespace=koord-no-descheduler", "--set", "descheduler.enabled=false"},
 	} {
 		t.Run("strict apply: "+name, func(t *testing.T) {
 			applyStrict(ctx, t, render(t, args...))
@@ -340,5 +355,167 @@ func TestJobPreemption(t *testing.T) {
 				t.Errorf("Coscheduling enablePreemption = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// deschedulerConfig decodes the configuration koord-descheduler loads from the rendered ConfigMap, as
+// koord-descheduler does (strictly, with Koordinator's defaults), and validates it.
+func deschedulerConfig(t *testing.T, objs []*unstructured.Unstructured) *deschedulerconfig.DeschedulerConfiguration {
+	t.Helper()
+	cm := find(t, objs, "ConfigMap", "koord-descheduler-config")
+	data, _, _ := unstructured.NestedString(cm.Object, "data", "koord-descheduler-config")
+	c, err := deschedulerconfig.Decode([]byte(data))
+	if err != nil {
+		t.Fatalf("koord-descheduler cannot load its configuration: %v\n%s", err, data)
+	}
+	if err := deschedulervalidation.ValidateDeschedulerConfiguration(c); err != nil {
+		t.Fatalf("koord-descheduler refuses its configuration: %v\n%s", err, data)
+	}
+	return c
+}
+
+// TestDescheduler: koord-descheduler is deployed by default, parses its command line, loads the configuration
+// its ConfigMap mounts, serves its probes on the port of that configuration's endpoints, leader-elects and
+// leaves Koord's own pods alone in the installation namespace, and runs LowNodeLoad only when
+// descheduler.lowNodeLoad.enabled says so.
+func TestDescheduler(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args          []string
+		wantImage     string
+		wantReplicas  int32
+		wantNamespace string
+		wantPort      int32
+		wantBalance   []deschedulerconfig.Plugin
+	}{
+		"defaults": {
+			wantImage: "ghcr.io/koord-dev/koord-descheduler:", wantReplicas: 2,
+			wantNamespace: "koordinator-system", wantPort: 10251,
+		},
+		"koordinator values file": {
+			args:      []string{"-f", koordinatorValues(t)},
+			wantImage: "registry.example.com/koordinator-sh/koord-descheduler:v1.8.0", wantReplicas: 1,
+			wantNamespace: "koordinator-system", wantPort: 10251,
+		},
+		"LowNodeLoad on": {
+			args:      []string{"--set", "descheduler.lowNodeLoad.enabled=true"},
+			wantImage: "ghcr.io/koord-dev/koord-descheduler:", wantReplicas: 2,
+			wantNamespace: "koordinator-system", wantPort: 10251,
+			wantBalance: []deschedulerconfig.Plugin{{Name: deschedulerconfig.LowNodeLoadName}},
+		},
+		"another namespace and port, LowNodeLoad on": {
+			args: []string{
+				"--set", "installation.namespace=koord-x", "--set", "descheduler.port=10300",
+				"--set", "descheduler.lowNodeLoad.enabled=true", "--set", "descheduler.image.tag=v9",
+			},
+			wantImage: "ghcr.io/koord-dev/koord-descheduler:v9", wantReplicas: 2,
+			wantNamespace: "koord-x", wantPort: 10300,
+			wantBalance: []deschedulerconfig.Plugin{{Name: deschedulerconfig.LowNodeLoadName}},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			objs := render(t, tc.args...)
+			var d appsv1.Deployment
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(find(t, objs, "Deployment", "koord-descheduler").Object, &d); err != nil {
+				t.Fatal(err)
+			}
+			if d.Namespace != tc.wantNamespace || d.Spec.Replicas == nil || *d.Spec.Replicas != tc.wantReplicas {
+				t.Errorf("Deployment %s/%s with %v replicas, want %s with %d", d.Namespace, d.Name, d.Spec.Replicas, tc.wantNamespace, tc.wantReplicas)
+			}
+			if d.Spec.Template.Spec.ServiceAccountName != "koord-descheduler" {
+				t.Errorf("serviceAccountName = %q, want koord-descheduler", d.Spec.Template.Spec.ServiceAccountName)
+			}
+			c := d.Spec.Template.Spec.Containers[0]
+			if !strings.HasPrefix(c.Image, tc.wantImage) || strings.HasSuffix(c.Image, ":") {
+				t.Errorf("image = %q, want %s...", c.Image, tc.wantImage)
+			}
+
+			// The flags of cmd/koord-descheduler/main.go.
+			var configFile, kubeconfig string
+			fs := pflag.NewFlagSet("koord-descheduler", pflag.ContinueOnError)
+			fs.StringVar(&configFile, "config", "", "")
+			fs.StringVar(&kubeconfig, "kubeconfig", "", "")
+			logsapi.AddFlags(logsapi.NewLoggingConfiguration(), fs)
+			if err := fs.Parse(c.Args); err != nil {
+				t.Fatalf("koord-descheduler %v: %v", c.Args, err)
+			}
+			if kubeconfig != "" {
+				t.Errorf("--kubeconfig=%s, want the in-cluster config", kubeconfig)
+			}
+			var mounted string
+			for _, m := range c.VolumeMounts {
+				for _, v := range d.Spec.Template.Spec.Volumes {
+					if v.Name != m.Name || v.ConfigMap == nil || v.ConfigMap.Name != "koord-descheduler-config" {
+						continue
+					}
+					for _, item := range v.ConfigMap.Items {
+						if item.Key == "koord-descheduler-config" {
+							mounted = filepath.Join(m.MountPath, item.Path)
+						}
+					}
+				}
+			}
+			if mounted == "" || mounted != configFile {
+				t.Errorf("--config=%s, but the ConfigMap's configuration is mounted at %q", configFile, mounted)
+			}
+
+			cfg := deschedulerConfig(t, objs)
+			wantAddr := fmt.Sprintf("0.0.0.0:%d", tc.wantPort)
+			if got := ptr.Deref(cfg.HealthzBindAddress, ""); got != wantAddr || ptr.Deref(cfg.MetricsBindAddress, "") != wantAddr {
+				t.Errorf("healthzBindAddress %q, metricsBindAddress %q, want both %s (one server)", got, ptr.Deref(cfg.MetricsBindAddress, ""), wantAddr)
+			}
+			if len(c.Ports) != 1 || c.Ports[0].Name != "metrics" || c.Ports[0].ContainerPort != tc.wantPort {
+				t.Errorf("ports %v, want metrics at %d", c.Ports, tc.wantPort)
+			}
+			for probe, want := range map[string]struct {
+				p    *corev1.Probe
+				path string
+			}{"readiness": {c.ReadinessProbe, "/readyz"}, "liveness": {c.LivenessProbe, "/healthz"}} {
+				if want.p == nil || want.p.HTTPGet == nil || want.p.HTTPGet.Path != want.path || want.p.HTTPGet.Port.String() != "metrics" {
+					t.Errorf("%s probe %+v, want GET %s at port metrics", probe, want.p, want.path)
+				}
+			}
+			if !ptr.Deref(cfg.LeaderElection.LeaderElect, false) || cfg.LeaderElection.ResourceNamespace != tc.wantNamespace || cfg.LeaderElection.ResourceName != "koord-descheduler" {
+				t.Errorf("leader election %+v, want the Lease %s/koord-descheduler", cfg.LeaderElection, tc.wantNamespace)
+			}
+			if len(cfg.Profiles) != 1 {
+				t.Fatalf("%d profiles, want 1", len(cfg.Profiles))
+			}
+			p := cfg.Profiles[0]
+			if diff := cmp.Diff(tc.wantBalance, p.Plugins.Balance.Enabled); diff != "" {
+				t.Errorf("balance plugins (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]deschedulerconfig.Plugin{{Name: deschedulerconfig.MigrationControllerName}}, p.Plugins.Evict.Enabled); diff != "" {
+				t.Errorf("evict plugins (-want +got):\n%s", diff)
+			}
+			wantExclude := []string{"kube-system", tc.wantNamespace}
+			for _, pc := range p.PluginConfig {
+				var ns *deschedulerconfig.Namespaces
+				switch args := pc.Args.Object.(type) {
+				case *deschedulerconfig.LowNodeLoadArgs:
+					ns = args.EvictableNamespaces
+				case *deschedulerconfig.MigrationControllerArgs:
+					ns = args.Namespaces
+				default:
+					t.Errorf("plugin config %s: args %T", pc.Name, pc.Args.Object)
+					continue
+				}
+				if ns == nil || !cmp.Equal(wantExclude, ns.Exclude) {
+					t.Errorf("%s excludes namespaces %+v, want %v", pc.Name, ns, wantExclude)
+				}
+			}
+		})
+	}
+}
+
+// TestDeschedulerDisabled: descheduler.enabled=false renders nothing of koord-descheduler, not even its
+// PodMonitor when monitoring is asked for.
+func TestDeschedulerDisabled(t *testing.T) {
+	for _, o := range render(t, "--set", "descheduler.enabled=false", "--set", "descheduler.monitorEnabled=true") {
+		if strings.Contains(o.GetName(), "descheduler") {
+			t.Errorf("%s %s rendered with descheduler.enabled=false", o.GetKind(), o.GetName())
+		}
+		if o.GetKind() == "Deployment" && container(t, o).Name == "descheduler" {
+			t.Errorf("Deployment %s runs koord-descheduler", o.GetName())
+		}
 	}
 }
