@@ -15,14 +15,16 @@ limitations under the License.
 */
 
 // Package config embeds the manifests under this directory that a local cluster installs (CRDs, namespace,
-// PriorityClasses, the slo-controller-config ConfigMap and koord-scheduler's configuration), so that koordctl
-// works from its binary alone. The files stay the source of truth; the embedded copy is the one of the build.
+// PriorityClasses, the slo-controller-config ConfigMap and the configurations of koord-scheduler and
+// koord-descheduler), so that koordctl works from its binary alone. The files stay the source of truth; the
+// embedded copy is the one of the build.
 package config
 
 import "embed"
 
-// FS holds crd/bases, namespace, priorityclass, manager/slo-controller-config.yaml and
-// scheduler/koord-scheduler-config.yaml, with their paths relative to this directory.
+// FS holds crd/bases, namespace, priorityclass, manager/slo-controller-config.yaml,
+// scheduler/koord-scheduler-config.yaml and descheduler/koord-descheduler-config.yaml, with their paths
+// relative to this directory.
 //
-//go:embed crd/bases/*.yaml namespace/*.yaml priorityclass/*.yaml manager/slo-controller-config.yaml scheduler/koord-scheduler-config.yaml
+//go:embed crd/bases/*.yaml namespace/*.yaml priorityclass/*.yaml manager/slo-controller-config.yaml scheduler/koord-scheduler-config.yaml descheduler/koord-descheduler-config.yaml
 var FS embed.FS

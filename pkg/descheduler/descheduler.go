@@ -173,7 +173,9 @@ func New(ctx context.Context, cfg *rest.Config, c *config.DeschedulerConfigurati
 	metricsOpts := metricsserver.Options{BindAddress: ptr.Deref(c.MetricsBindAddress, ""), ExtraHandlers: map[string]http.Handler{}}
 	healthAddr := ptr.Deref(c.HealthzBindAddress, "")
 	if healthAddr == metricsOpts.BindAddress {
-		metricsOpts.ExtraHandlers["/healthz"] = http.StripPrefix("/healthz", &healthz.Handler{Checks: map[string]healthz.Checker{"ping": healthz.Ping}})
+		checks := map[string]healthz.Checker{"ping": healthz.Ping}
+		metricsOpts.ExtraHandlers["/healthz"] = http.StripPrefix("/healthz", &healthz.Handler{Checks: checks})
+		metricsOpts.ExtraHandlers["/readyz"] = http.StripPrefix("/readyz", &healthz.Handler{Checks: checks})
 		healthAddr = "0"
 	}
 	if ptr.Deref(c.EnableProfiling, false) {

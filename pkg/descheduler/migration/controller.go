@@ -300,6 +300,7 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("pod", klog.KRef(podRefOf(job).Namespace, podRefOf(job).Name)))
+	ctrl.LoggerFrom(ctx).V(5).Info("Reconciling a PodMigrationJob", "phase", job.Status.Phase, "status", job.Status.Status, "resourceVersion", job.ResourceVersion)
 	res, err := c.reconcile(ctx, job)
 	if apierrors.IsConflict(err) {
 		// The cache was behind our own last write: look again once it has caught up.

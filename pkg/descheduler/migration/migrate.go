@@ -155,8 +155,13 @@ func (c *Controller) reservationFirst(ctx context.Context, job *schedv1alpha1.Po
 		return reconcile.Result{RequeueAfter: requeueAfter}, nil
 	}
 	if cond := condition(job, schedv1alpha1.PodMigrationJobConditionReservationScheduled); cond == nil || cond.Status != schedv1alpha1.PodMigrationJobConditionStatusTrue {
-		if !evictionStarted && r.Status.NodeName == job.Annotations[AnnotationPodNode] && r.Status.NodeName != "" {
-			return reconcile.Result{}, c.fail(ctx, job, ReasonForbiddenMigratePod, fmt.Sprintf("Reservation %q is on the pod's own node %q", r.Name, r.Status.NodeName))
+		if r.Status.NodeName == job.Annotations[AnnotationPodNode] && r.Status.NodeName != "" {
+			if evictionStarted, err = c.evictionStarted(ctx, job, evictionStarted); err != nil {
+				return reconcile.Result{}, err
+			}
+			if !evictionStarted {
+				return reconcile.Result{}, c.fail(ctx, job, ReasonForbiddenMigratePod, fmt.Sprintf("Reservation %q is on the pod's own node %q", r.Name, r.Status.NodeName))
+			}
 		}
 		job.Status.NodeName = r.Status.NodeName
 		c.setCondition(job, schedv1alpha1.PodMigrationJobConditionReservationScheduled, schedv1alpha1.PodMigrationJobConditionStatusTrue, "", "")
@@ -165,9 +170,14 @@ func (c *Controller) reservationFirst(ctx context.Context, job *schedv1alpha1.Po
 		}
 		c.event(job, corev1.EventTypeNormal, string(schedv1alpha1.PodMigrationJobConditionReservationScheduled), "Assigned Reservation %q to node %q", r.Name, r.Status.NodeName)
 	}
-	if !evictionStarted && r.Status.Phase == schedv1alpha1.ReservationSucceeded {
-		// Allocated once before the pod went: another pod took it, as Koordinator's abort.
-		return reconcile.Result{}, c.fail(ctx, job, ReasonForbiddenMigratePod, fmt.Sprintf("Reservation %q is already used by another pod", r.Name))
+	if r.Status.Phase == schedv1alpha1.ReservationSucceeded {
+		if evictionStarted, err = c.evictionStarted(ctx, job, evictionStarted); err != nil {
+			return reconcile.Result{}, err
+		}
+		if !evictionStarted {
+			// Allocated once before the pod went: another pod took it, as Koordinator's abort.
+			return reconcile.Result{}, c.fail(ctx, job, ReasonForbiddenMigratePod, fmt.Sprintf("Reservation %q is already used by another pod", r.Name))
+		}
 	}
 	done, res, err := c.evict(ctx, job)
 	if err != nil || !done {
@@ -211,6 +221,25 @@ func (c *Controller) reservationFirst(ctx context.Context, job *schedv1alpha1.Po
 	c.setCondition(job, ConditionBoundPodReady, schedv1alpha1.PodMigrationJobConditionStatusTrue, "", fmt.Sprintf("Pod %q is ready", boundName))
 	job.Status.PodRef, job.Status.NodeName = ref, bound.Spec.NodeName
 	return reconcile.Result{}, c.succeed(ctx, job, "", fmt.Sprintf("Bind Pod %q in Reservation %q", boundName, r.Name))
+}
+
+// evictionStarted returns recorded when the job's status already says the eviction started, else whether the
+// job's pod is gone, replaced (another UID under its name) or terminating: a controller killed between evicting
+// and recording it leaves a job whose status does not say so, and the replacement pod may have taken the
+// Reservation since. The pod is read from the apiserver, not the cache, which may still hold it.
+func (c *Controller) evictionStarted(ctx context.Context, job *schedv1alpha1.PodMigrationJob, recorded bool) (bool, error) {
+	if recorded {
+		return true, nil
+	}
+	pod := &corev1.Pod{}
+	err := c.apiReader.Get(ctx, podName(job), pod)
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("get pod %s: %w", podName(job), err)
+	}
+	return (job.Spec.PodRef.UID != "" && pod.UID != job.Spec.PodRef.UID) || pod.DeletionTimestamp != nil, nil
 }
 
 // ensureReservation returns the job's Reservation, creating it (named after the job's UID, owned by the job,
@@ -371,6 +400,7 @@ func (c *Controller) evict(ctx context.Context, job *schedv1alpha1.PodMigrationJ
 	}
 	now := c.clock.Now()
 	if r := c.objects.exceeded(w, now); r != nil {
+		ctrl.LoggerFrom(ctx).V(4).Info("Eviction held back by the object limiter", "gate", r.gate, "message", r.message)
 		if c.setCondition(job, schedv1alpha1.PodMigrationJobConditionEviction, schedv1alpha1.PodMigrationJobConditionStatusFalse, string(r.gate), r.message) {
 			if err := c.updateStatus(ctx, job); err != nil {
 				return false, reconcile.Result{}, err
@@ -381,6 +411,7 @@ func (c *Controller) evict(ctx context.Context, job *schedv1alpha1.PodMigrationJ
 	if res := c.evictLimiter.ReserveN(now, 1); !res.OK() || res.DelayFrom(now) > 0 {
 		delay := res.DelayFrom(now)
 		res.CancelAt(now)
+		ctrl.LoggerFrom(ctx).V(4).Info("Eviction held back by evictQPS", "delay", delay)
 		return false, reconcile.Result{RequeueAfter: max(delay, 100*time.Millisecond)}, nil
 	}
 	trigger, reason := triggerAndReason(job)

@@ -72,6 +72,8 @@ type Ports struct {
 	// DefaultScheduler is the secure port of kube-scheduler, which schedules the pods that ask for
 	// default-scheduler.
 	DefaultScheduler int
+	// Descheduler serves koord-descheduler's /healthz, /readyz and /metrics.
+	Descheduler int
 }
 
 // apiserverWatch is how often, and how many times in a row, /readyz must fail before the control plane counts
@@ -94,10 +96,12 @@ type Cluster struct {
 	kubeconfig               []byte
 	ports                    Ports
 
-	lock  *stateLock
-	cp    *controlPlane
-	procs []*process
-	sim   *sim.Cluster
+	lock *stateLock
+	cp   *controlPlane
+	sim  *sim.Cluster
+	// procs are the components running as child processes, in start order; Restart replaces one.
+	procsMu sync.Mutex
+	procs   []*process
 
 	// ctx bounds the goroutines of the running cluster (process monitors, the apiserver watch, the simulated
 	// agents); cancel ends them.
@@ -142,12 +146,11 @@ func Start(ctx context.Context, opts Options, progress Progress) (_ *Cluster, re
 		}
 	}()
 
-	var stages string
-	var schedulerConfig []byte
+	var in inputs
 	var fsys fs.FS
 	if err := c.step("Preflight: binaries, ports, state directory", func(func(string)) error {
 		var err error
-		stages, schedulerConfig, err = c.preflight()
+		in, err = c.preflight()
 		fsys = manifests(c.opts.ConfigDir)
 		return err
 	}); err != nil {
@@ -191,7 +194,7 @@ func Start(ctx context.Context, opts Options, progress Progress) (_ *Cluster, re
 	}
 
 	if err := c.step("Install: CRDs, namespace, PriorityClasses, slo-controller-config (colocation on)", func(func(string)) error {
-		return install(ctx, cfg, fsys, SLOConfig{ReportInterval: opts.ReportInterval, DegradeTime: opts.DegradeTime})
+		return install(ctx, cfg, fsys, SLOConfig{ReportInterval: opts.ReportInterval, DegradeTime: opts.DegradeTime, AggregateDuration: opts.AggregateDuration})
 	}); err != nil {
 		return nil, err
 	}
@@ -206,12 +209,17 @@ func Start(ctx context.Context, opts Options, progress Progress) (_ *Cluster, re
 		return nil, err
 	}
 	if err := c.step("koord-scheduler", func(func(string)) error {
-		return c.startScheduler(ctx, schedulerConfig)
+		return c.startScheduler(ctx, in.schedulerConfig)
+	}); err != nil {
+		return nil, err
+	}
+	if err := c.step("koord-descheduler", func(func(string)) error {
+		return c.startDescheduler(ctx, in.deschedulerConfig)
 	}); err != nil {
 		return nil, err
 	}
 	if err := c.step(fmt.Sprintf("KWOK: %d nodes Ready", opts.Nodes), func(update func(string)) error {
-		return c.startKWOK(ctx, kube, stages, update)
+		return c.startKWOK(ctx, kube, in.stages, update)
 	}); err != nil {
 		return nil, err
 	}
@@ -235,41 +243,62 @@ func (c *Cluster) step(name string, f func(update func(string)) error) error {
 	return err
 }
 
+// inputs are the files the steps after preflight need, read and checked by preflight.
+type inputs struct {
+	// stages are the KWOK Stage objects.
+	stages string
+	// schedulerConfig and deschedulerConfig are the configurations of koord-scheduler and koord-descheduler,
+	// before the cluster adapts them.
+	schedulerConfig, deschedulerConfig []byte
+}
+
 // preflight resolves the paths, checks the binaries, takes the state directory, cleans up after a crashed run
-// there, resolves the ports and reads the files the later steps need: it returns the KWOK stages and the
-// scheduler configuration.
-func (c *Cluster) preflight() (stages string, schedulerConfig []byte, err error) {
+// there, resolves the ports and reads the files the later steps need.
+func (c *Cluster) preflight() (in inputs, err error) {
 	o := &c.opts
-	for _, p := range []*string{&o.BinDir, &o.StateDir, &o.KubeconfigOut, &o.ConfigDir, &o.KWOKStages, &o.SchedulerConfig} {
+	for _, p := range []*string{&o.BinDir, &o.StateDir, &o.KubeconfigOut, &o.ConfigDir, &o.KWOKStages, &o.SchedulerConfig, &o.DeschedulerConfig} {
 		if *p == "" {
 			continue
 		}
 		if *p, err = filepath.Abs(*p); err != nil {
-			return "", nil, fmt.Errorf("resolve %s: %w", *p, err)
+			return inputs{}, fmt.Errorf("resolve %s: %w", *p, err)
 		}
 	}
 	if err := preflight.CheckBinaries(o.BinDir, slices.Concat(preflight.ControlPlaneBinaries, preflight.KoordBinaries)); err != nil {
-		return "", nil, err
+		return inputs{}, err
 	}
 
-	stages = DefaultKWOKStages()
+	in.stages = DefaultKWOKStages()
 	if o.KWOKStages != "" {
 		data, err := os.ReadFile(o.KWOKStages)
 		if err != nil {
-			return "", nil, fmt.Errorf("--kwok-stages: %w", err)
+			return inputs{}, fmt.Errorf("--kwok-stages: %w", err)
 		}
-		stages = string(data)
+		in.stages = string(data)
 	}
 	if o.SchedulerConfig != "" {
-		if schedulerConfig, err = os.ReadFile(o.SchedulerConfig); err != nil {
-			return "", nil, fmt.Errorf("--scheduler-config: %w", err)
+		if in.schedulerConfig, err = os.ReadFile(o.SchedulerConfig); err != nil {
+			return inputs{}, fmt.Errorf("--scheduler-config: %w", err)
 		}
-	} else if schedulerConfig, err = fs.ReadFile(manifests(o.ConfigDir), schedulerConfigFile); err != nil {
-		return "", nil, fmt.Errorf("read %s: %w", schedulerConfigFile, err)
+	} else if in.schedulerConfig, err = fs.ReadFile(manifests(o.ConfigDir), schedulerConfigFile); err != nil {
+		return inputs{}, fmt.Errorf("read %s: %w", schedulerConfigFile, err)
+	}
+	if o.DeschedulerConfig != "" {
+		if in.deschedulerConfig, err = os.ReadFile(o.DeschedulerConfig); err != nil {
+			return inputs{}, fmt.Errorf("--descheduler-config: %w", err)
+		}
+	} else if in.deschedulerConfig, err = fs.ReadFile(manifests(o.ConfigDir), deschedulerConfigFile); err != nil {
+		return inputs{}, fmt.Errorf("read %s: %w", deschedulerConfigFile, err)
 	}
 	// Fail on a configuration that cannot be adapted before anything starts.
-	if _, err := SchedulerConfig(schedulerConfig, ""); err != nil {
-		return "", nil, err
+	if _, err := SchedulerConfig(in.schedulerConfig, ""); err != nil {
+		return inputs{}, err
+	}
+	if _, err := DeschedulerConfig(in.deschedulerConfig, "", "127.0.0.1:0", o.DeschedulerLowNodeLoad); err != nil {
+		if o.DeschedulerConfig != "" {
+			return inputs{}, fmt.Errorf("--descheduler-config: %w", err)
+		}
+		return inputs{}, err
 	}
 
 	c.stateDir = o.StateDir
@@ -277,23 +306,23 @@ func (c *Cluster) preflight() (stages string, schedulerConfig []byte, err error)
 	c.logDir = filepath.Join(c.stateDir, LogDir)
 	c.kubeconfigPath = filepath.Join(c.stateDir, KubeconfigFile)
 	if err := os.MkdirAll(c.logDir, 0o755); err != nil {
-		return "", nil, fmt.Errorf("create state directory: %w", err)
+		return inputs{}, fmt.Errorf("create state directory: %w", err)
 	}
 	if c.lock, err = lockState(c.stateDir); err != nil {
-		return "", nil, err
+		return inputs{}, err
 	}
 	if _, err := os.Stat(c.runDir); err == nil {
 		pids, err := cleanUpLeftovers(c.clock, c.stateDir)
 		if err != nil {
-			return "", nil, fmt.Errorf("clean up after the previous run in %s: %w", c.stateDir, err)
+			return inputs{}, fmt.Errorf("clean up after the previous run in %s: %w", c.stateDir, err)
 		}
 		c.logger.Info("Cleaned up after a previous run that did not stop", "stateDir", c.stateDir, "stoppedProcesses", pids)
 	}
 	if err := os.Mkdir(c.runDir, 0o700); err != nil {
-		return "", nil, fmt.Errorf("create run directory: %w", err)
+		return inputs{}, fmt.Errorf("create run directory: %w", err)
 	}
 	if err := writeRunState(c.runDir, runState{PID: os.Getpid(), KubeconfigOut: o.KubeconfigOut}); err != nil {
-		return "", nil, err
+		return inputs{}, err
 	}
 
 	ports, err := preflight.ResolvePorts([]preflight.Port{
@@ -304,34 +333,81 @@ func (c *Cluster) preflight() (stages string, schedulerConfig []byte, err error)
 		{Flag: "--scheduler-port", Host: "127.0.0.1", Port: o.SchedulerPort},
 		{Flag: "--controller-manager-port", Host: "127.0.0.1", Port: o.ControllerManagerPort},
 		{Flag: "--default-scheduler-port", Host: "127.0.0.1", Port: o.DefaultSchedulerPort},
+		{Flag: "--descheduler-port", Host: "127.0.0.1", Port: o.DeschedulerPort},
 	})
 	if err != nil {
-		return "", nil, err
+		return inputs{}, err
 	}
 	c.ports = Ports{
 		APIServer: ports[0], Etcd: ports[1], Webhook: ports[2], ManagerHealth: ports[3], Scheduler: ports[4],
-		ControllerManager: ports[5], DefaultScheduler: ports[6],
+		ControllerManager: ports[5], DefaultScheduler: ports[6], Descheduler: ports[7],
 	}
-	return stages, schedulerConfig, nil
+	return in, nil
 }
 
 // startProcess starts the binary name of the bin directory with its log in the log directory, and watches it:
 // if it exits while the cluster runs, the cluster fails.
 func (c *Cluster) startProcess(ctx context.Context, name string, args []string) (*process, error) {
-	p, err := startProcess(name, filepath.Join(c.opts.BinDir, name), args, filepath.Join(c.logDir, name+".log"))
+	p, err := startProcess(name, filepath.Join(c.opts.BinDir, name), args, filepath.Join(c.logDir, name+".log"), false)
 	if err != nil {
 		return nil, err
 	}
+	c.procsMu.Lock()
 	c.procs = append(c.procs, p)
+	c.procsMu.Unlock()
 	klog.FromContext(ctx).Info("Started a component", "component", name, "pid", p.pid(), "log", p.logPath)
+	c.watch(p)
+	return p, nil
+}
+
+// watch fails the cluster when p exits while the cluster runs, unless p was killed on purpose.
+func (c *Cluster) watch(p *process) {
 	c.wg.Go(func() {
 		select {
 		case <-p.done:
-			c.fail(p.exitError())
+			if !p.killed.Load() {
+				c.fail(p.exitError())
+			}
 		case <-c.ctx.Done():
 		}
 	})
-	return p, nil
+}
+
+// Components returns the names of the components that run as child processes, in the order they started.
+func (c *Cluster) Components() []string {
+	c.procsMu.Lock()
+	defer c.procsMu.Unlock()
+	names := make([]string, len(c.procs))
+	for i, p := range c.procs {
+		names[i] = p.name
+	}
+	return names
+}
+
+// Restart kills the component name with SIGKILL (as a crash would: no graceful shutdown, no lease release),
+// starts it again with the same flags, its log appended to the old one, and waits until it is ready as its
+// first start did. The cluster does not count the kill as a failure. It fails when name is not a component of
+// Components, or when the new process does not become ready.
+func (c *Cluster) Restart(ctx context.Context, name string) error {
+	c.procsMu.Lock()
+	i := slices.IndexFunc(c.procs, func(p *process) bool { return p.name == name })
+	if i < 0 {
+		c.procsMu.Unlock()
+		return fmt.Errorf("restart %s: not a component of the cluster (it has %v)", name, c.Components())
+	}
+	old := c.procs[i]
+	c.procsMu.Unlock()
+	old.kill()
+	p, err := startProcess(old.name, old.path, old.args, old.logPath, true)
+	if err != nil {
+		return fmt.Errorf("restart %s: %w", name, err)
+	}
+	c.procsMu.Lock()
+	c.procs[i] = p
+	c.procsMu.Unlock()
+	c.logger.Info("Restarted a component after killing it", "component", name, "oldPID", old.pid(), "pid", p.pid())
+	c.watch(p)
+	return c.waitReady(ctx, p, old.ready...)
 }
 
 // startSim runs the simulated node agents in this process and waits until each node has reported once.
@@ -481,8 +557,11 @@ func (c *Cluster) stop() error {
 	c.cancel()
 	c.wg.Wait()
 	var errs []error
-	for i := len(c.procs) - 1; i >= 0; i-- {
-		if err := c.procs[i].stop(c.clock, stopGrace); err != nil {
+	c.procsMu.Lock()
+	procs := slices.Clone(c.procs)
+	c.procsMu.Unlock()
+	for i := len(procs) - 1; i >= 0; i-- {
+		if err := procs[i].stop(c.clock, stopGrace); err != nil {
 			errs = append(errs, err)
 		}
 	}

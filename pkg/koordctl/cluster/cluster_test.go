@@ -40,7 +40,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
-	"github.com/koord-dev/koord/pkg/koordctl/preflight"
+	"github.com/koord-dev/koord/test/testenv"
 )
 
 // TestStartStop brings a 3-node cluster up from the binaries, uses it through the kubeconfig it wrote the way
@@ -48,7 +48,11 @@ import (
 func TestStartStop(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	opts := DefaultOptions()
-	opts.BinDir = testBinDir(ctx, t)
+	binDir, err := testenv.LocalClusterBinDir(ctx, t.TempDir())
+	if err != nil {
+		t.Fatalf("binaries: %v", err)
+	}
+	opts.BinDir = binDir
 	opts.StateDir = filepath.Join(t.TempDir(), "state")
 	opts.KubeconfigOut = filepath.Join(t.TempDir(), "koord.kubeconfig")
 	opts.Nodes = 3
@@ -183,6 +187,27 @@ func TestStartStop(t *testing.T) {
 		}
 	})
 
+	t.Run("a killed component is restarted without failing the cluster", func(t *testing.T) {
+		wantComponents := []string{"kube-controller-manager", "kube-scheduler", "koord-manager", "koord-scheduler", "koord-descheduler", "kwok"}
+		if diff := cmp.Diff(wantComponents, c.Components()); diff != "" {
+			t.Fatalf("Components() (-want,+got):\n%s", diff)
+		}
+		before := processesNaming(filepath.Join(opts.BinDir, "koord-descheduler"))
+		if err := c.Restart(ctx, "koord-descheduler"); err != nil {
+			t.Fatalf("Restart() = %v", err)
+		}
+		after := processesNaming(filepath.Join(opts.BinDir, "koord-descheduler"))
+		if len(before) != 1 || len(after) != 1 || before[0] == after[0] {
+			t.Errorf("koord-descheduler processes before %v and after %v the restart, want one each, different", before, after)
+		}
+		if err := c.Err(); err != nil {
+			t.Errorf("the cluster failed after the restart: %v", err)
+		}
+		if err := c.Restart(ctx, "koord-nothing"); err == nil || !strings.Contains(err.Error(), "not a component") {
+			t.Errorf("Restart(koord-nothing) = %v, want an error saying it is not a component", err)
+		}
+	})
+
 	t.Run("a second cluster on the same state directory is refused", func(t *testing.T) {
 		second := opts
 		second.KubeconfigOut = filepath.Join(t.TempDir(), "second.kubeconfig")
@@ -229,63 +254,8 @@ func TestStartStop(t *testing.T) {
 	for _, l := range logs {
 		names = append(names, l.Name())
 	}
-	want := []string{"etcd.log", "koord-manager.log", "koord-scheduler.log", "kube-apiserver.log", "kube-controller-manager.log", "kube-scheduler.log", "kwok.log"}
+	want := []string{"etcd.log", "koord-descheduler.log", "koord-manager.log", "koord-scheduler.log", "kube-apiserver.log", "kube-controller-manager.log", "kube-scheduler.log", "kwok.log"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("logs kept (-want,+got):\n%s", diff)
-	}
-}
-
-// testBinDir returns a directory with every binary a cluster runs: etcd, kube-apiserver and kwok from the
-// repository's bin/ (or $KOORD_BIN_DIR; `make bin` builds them), and koord-manager and koord-scheduler from
-// there too when `make build` has put them there, else built now.
-func testBinDir(ctx context.Context, t *testing.T) string {
-	t.Helper()
-	root := repoRoot(t)
-	src := os.Getenv(BinDirEnv)
-	if src == "" {
-		src = filepath.Join(root, "bin")
-	}
-	if err := preflight.CheckBinaries(src, preflight.ControlPlaneBinaries); err != nil {
-		t.Fatalf("control-plane binaries: %v", err)
-	}
-	dir := t.TempDir()
-	for _, b := range preflight.ControlPlaneBinaries {
-		if err := os.Symlink(filepath.Join(src, b.Name), filepath.Join(dir, b.Name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if preflight.CheckBinaries(src, preflight.KoordBinaries) == nil {
-		for _, b := range preflight.KoordBinaries {
-			if err := os.Symlink(filepath.Join(src, b.Name), filepath.Join(dir, b.Name)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return dir
-	}
-	t.Logf("Building koord-manager and koord-scheduler into %s (`make build` puts them in bin/)", dir)
-	build := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator), "./cmd/koord-manager", "./cmd/koord-scheduler")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return dir
-}
-
-// repoRoot walks up from the working directory to go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -32,6 +33,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
+	deschedulerconfig "github.com/koord-dev/koord/pkg/descheduler/apis/config"
+	deschedulervalidation "github.com/koord-dev/koord/pkg/descheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/manager/webhook"
 )
 
@@ -97,6 +100,87 @@ func SchedulerConfig(data []byte, kubeconfig string) ([]byte, error) {
 	return out, nil
 }
 
+// DeschedulerConfig returns the DeschedulerConfiguration data adapted to a descheduler outside the cluster
+// that is the only one: clientConnection.kubeconfig set to kubeconfig, leader election off, /healthz, /readyz
+// and /metrics on bindAddress. With lowNodeLoad, every profile also enables LowNodeLoad at the balance
+// extension point (the shipped configuration has it configured but off). The result is decoded and validated
+// as koord-descheduler would, so a configuration it would refuse fails here, naming what is wrong.
+func DeschedulerConfig(data []byte, kubeconfig, bindAddress string, lowNodeLoad bool) ([]byte, error) {
+	var cfg map[string]any
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("decode descheduler configuration: %w", err)
+	}
+	if kind, _ := cfg["kind"].(string); kind != "DeschedulerConfiguration" {
+		return nil, fmt.Errorf("descheduler configuration: kind is %q, want DeschedulerConfiguration", kind)
+	}
+	le, _ := cfg["leaderElection"].(map[string]any)
+	if le == nil {
+		le = map[string]any{}
+	}
+	le["leaderElect"] = false
+	cfg["leaderElection"] = le
+	cc, _ := cfg["clientConnection"].(map[string]any)
+	if cc == nil {
+		cc = map[string]any{}
+	}
+	cc["kubeconfig"] = kubeconfig
+	cfg["clientConnection"] = cc
+	cfg["healthzBindAddress"] = bindAddress
+	cfg["metricsBindAddress"] = bindAddress
+	if lowNodeLoad {
+		profiles, _ := cfg["profiles"].([]any)
+		if len(profiles) == 0 {
+			return nil, errors.New("descheduler configuration: no profiles to enable LowNodeLoad in")
+		}
+		for i, p := range profiles {
+			profile, _ := p.(map[string]any)
+			if profile == nil {
+				return nil, fmt.Errorf("descheduler configuration: profiles[%d] is not an object", i)
+			}
+			enableBalancePlugin(profile, deschedulerconfig.LowNodeLoadName)
+		}
+	}
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("encode descheduler configuration: %w", err)
+	}
+	decoded, err := deschedulerconfig.Decode(out)
+	if err != nil {
+		return nil, err
+	}
+	if err := deschedulervalidation.ValidateDeschedulerConfiguration(decoded); err != nil {
+		return nil, fmt.Errorf("descheduler configuration: %w", err)
+	}
+	return out, nil
+}
+
+// enableBalancePlugin enables the plugin name at the balance extension point of profile: it is added to
+// plugins.balance.enabled and taken out of plugins.balance.disabled, where a "*" stays (disabling the
+// defaults).
+func enableBalancePlugin(profile map[string]any, name string) {
+	plugins, _ := profile["plugins"].(map[string]any)
+	if plugins == nil {
+		plugins = map[string]any{}
+	}
+	balance, _ := plugins["balance"].(map[string]any)
+	if balance == nil {
+		balance = map[string]any{}
+	}
+	named := func(p any) bool {
+		m, _ := p.(map[string]any)
+		return m != nil && m["name"] == name
+	}
+	disabled, _ := balance["disabled"].([]any)
+	balance["disabled"] = slices.DeleteFunc(slices.Clone(disabled), named)
+	enabled, _ := balance["enabled"].([]any)
+	if !slices.ContainsFunc(enabled, named) {
+		enabled = append(enabled, map[string]any{"name": name})
+	}
+	balance["enabled"] = enabled
+	plugins["balance"] = balance
+	profile["plugins"] = plugins
+}
+
 // probe is a readiness check: nil when ready.
 type probe func(ctx context.Context) error
 
@@ -139,9 +223,10 @@ func webhookConfigurationsProbe(kube kubernetes.Interface) probe {
 	}
 }
 
-// waitReady polls the probes, in order, until all pass. It fails when p exits, when the cluster fails, or
+// waitReady polls the probes, in order, until all pass, and remembers them for Restart. It fails when p exits, when the cluster fails, or
 // after componentStartTimeout, with the last probe error and the end of p's log.
 func (c *Cluster) waitReady(ctx context.Context, p *process, probes ...probe) error {
+	p.ready = probes
 	ctx, cancel := context.WithTimeout(ctx, componentStartTimeout)
 	defer cancel()
 	var last error
@@ -199,6 +284,24 @@ func (c *Cluster) startScheduler(ctx context.Context, base []byte) error {
 	}
 	healthz := "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(c.ports.Scheduler)) + "/healthz"
 	return c.waitReady(ctx, p, httpProbe(healthz))
+}
+
+// startDescheduler writes koord-descheduler's configuration, starts it and waits until /readyz answers.
+func (c *Cluster) startDescheduler(ctx context.Context, base []byte) error {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(c.ports.Descheduler))
+	data, err := DeschedulerConfig(base, c.kubeconfigPath, addr, c.opts.DeschedulerLowNodeLoad)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(c.runDir, "koord-descheduler.yaml")
+	if err := writeFile(path, data, 0o600); err != nil {
+		return err
+	}
+	p, err := c.startProcess(ctx, "koord-descheduler", []string{"--config=" + path})
+	if err != nil {
+		return err
+	}
+	return c.waitReady(ctx, p, httpProbe("http://"+addr+"/readyz"))
 }
 
 // controllerManagerArgs are kube-controller-manager's flags in a local cluster: the administrator kubeconfig

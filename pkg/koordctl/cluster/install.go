@@ -47,11 +47,12 @@ import (
 
 // Paths in the config directory (or the copy built into the binary).
 const (
-	crdDir              = "crd/bases"
-	namespaceDir        = "namespace"
-	priorityClassDir    = "priorityclass"
-	sloConfigFile       = "manager/slo-controller-config.yaml"
-	schedulerConfigFile = "scheduler/koord-scheduler-config.yaml"
+	crdDir                = "crd/bases"
+	namespaceDir          = "namespace"
+	priorityClassDir      = "priorityclass"
+	sloConfigFile         = "manager/slo-controller-config.yaml"
+	schedulerConfigFile   = "scheduler/koord-scheduler-config.yaml"
+	deschedulerConfigFile = "descheduler/koord-descheduler-config.yaml"
 )
 
 // manifests returns the config directory to install from: dir when set, else the copy built into the binary.
@@ -136,10 +137,13 @@ type SLOConfig struct {
 	ReportInterval time.Duration
 	// DegradeTime is degradeTimeMinutes; zero keeps the file's value.
 	DegradeTime time.Duration
+	// AggregateDuration is metricAggregateDurationSeconds; zero keeps the file's value.
+	AggregateDuration time.Duration
 }
 
 // LocalSLOConfig returns the slo-controller-config ConfigMap of fsys with colocation on: colocation-config's
-// enable true, metricReportIntervalSeconds and (when set) degradeTimeMinutes from c, and resource-threshold-
+// enable true, metricReportIntervalSeconds and (when set) degradeTimeMinutes and metricAggregateDurationSeconds
+// from c, and resource-threshold-
 // config's cluster strategy enabled, so that BE CPU suppression applies. The result parses and validates as
 // koord-manager's loader does.
 func LocalSLOConfig(fsys fs.FS, c SLOConfig) (*corev1.ConfigMap, error) {
@@ -165,6 +169,9 @@ func LocalSLOConfig(fsys fs.FS, c SLOConfig) (*corev1.ConfigMap, error) {
 	colocation.MetricReportIntervalSeconds = ptr.To(int64(c.ReportInterval / time.Second))
 	if c.DegradeTime > 0 {
 		colocation.DegradeTimeMinutes = ptr.To(int64(c.DegradeTime / time.Minute))
+	}
+	if c.AggregateDuration > 0 {
+		colocation.MetricAggregateDurationSeconds = ptr.To(int64(c.AggregateDuration / time.Second))
 	}
 	if errs := configuration.ValidateColocationCfg(field.NewPath(configuration.ColocationConfigKey), colocation); len(errs) > 0 {
 		return nil, fmt.Errorf("colocation settings: %w", errs.ToAggregate())

@@ -31,6 +31,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/configuration"
 	koordconfig "github.com/koord-dev/koord/config"
+	deschedulerconfig "github.com/koord-dev/koord/pkg/descheduler/apis/config"
 )
 
 func TestLocalSLOConfig(t *testing.T) {
@@ -42,6 +43,10 @@ func TestLocalSLOConfig(t *testing.T) {
 	}{
 		"defaults":     {slo: SLOConfig{ReportInterval: 10 * time.Second}, wantReport: 10, wantDegrade: 15, wantAggregates: 300},
 		"degrade time": {slo: SLOConfig{ReportInterval: time.Minute, DegradeTime: 3 * time.Minute}, wantReport: 60, wantDegrade: 3, wantAggregates: 300},
+		"aggregate duration": {
+			slo:        SLOConfig{ReportInterval: 5 * time.Second, AggregateDuration: 10 * time.Second},
+			wantReport: 5, wantDegrade: 15, wantAggregates: 10,
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			cm, err := LocalSLOConfig(koordconfig.FS, tc.slo)
@@ -264,5 +269,104 @@ func TestSampleBEPod(t *testing.T) {
 	got := []string{pod.Labels["koordinator.sh/qosClass"], pod.Spec.PriorityClassName, pod.Spec.SchedulerName}
 	if diff := cmp.Diff([]string{"BE", "koord-batch", "koord-scheduler"}, got); diff != "" {
 		t.Errorf("QoS, priority class, scheduler (-want,+got):\n%s", diff)
+	}
+}
+
+func TestDeschedulerConfig(t *testing.T) {
+	base, err := koordconfig.FS.ReadFile(deschedulerConfigFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	balanceOf := func(t *testing.T, data []byte) []string {
+		t.Helper()
+		c, err := deschedulerconfig.Decode(data)
+		if err != nil {
+			t.Fatalf("Decode() = %v", err)
+		}
+		var names []string
+		for _, p := range c.Profiles[0].Plugins.Balance.Enabled {
+			names = append(names, p.Name)
+		}
+		return names
+	}
+	for name, tc := range map[string]struct {
+		lowNodeLoad bool
+		wantBalance []string
+	}{
+		"as shipped":          {wantBalance: nil},
+		"LowNodeLoad enabled": {lowNodeLoad: true, wantBalance: []string{"LowNodeLoad"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := DeschedulerConfig(base, "/state/kubeconfig", "127.0.0.1:4321", tc.lowNodeLoad)
+			if err != nil {
+				t.Fatalf("DeschedulerConfig() = %v", err)
+			}
+			c, err := deschedulerconfig.Decode(out)
+			if err != nil {
+				t.Fatalf("Decode() = %v", err)
+			}
+			if got := ptr.Deref(c.LeaderElection.LeaderElect, true); got {
+				t.Errorf("leaderElection.leaderElect = %v, want false", got)
+			}
+			got := []string{c.ClientConnection.Kubeconfig, ptr.Deref(c.HealthzBindAddress, ""), ptr.Deref(c.MetricsBindAddress, "")}
+			if diff := cmp.Diff([]string{"/state/kubeconfig", "127.0.0.1:4321", "127.0.0.1:4321"}, got); diff != "" {
+				t.Errorf("kubeconfig, healthz and metrics addresses (-want,+got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantBalance, balanceOf(t, out)); diff != "" {
+				t.Errorf("balance plugins (-want,+got):\n%s", diff)
+			}
+		})
+	}
+
+	// Enabling twice, or a configuration that already enables it, keeps one LowNodeLoad.
+	once, err := DeschedulerConfig(base, "k", "127.0.0.1:1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice, err := DeschedulerConfig(once, "k", "127.0.0.1:1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"LowNodeLoad"}, balanceOf(t, twice)); diff != "" {
+		t.Errorf("balance plugins after enabling twice (-want,+got):\n%s", diff)
+	}
+
+	for name, tc := range map[string]struct {
+		data        string
+		lowNodeLoad bool
+		wantMsg     string
+	}{
+		"not yaml":   {data: "{", wantMsg: "decode descheduler configuration"},
+		"wrong kind": {data: "apiVersion: v1\nkind: ConfigMap\n", wantMsg: `kind is "ConfigMap", want DeschedulerConfiguration`},
+		"unknown field": {
+			data:    "apiVersion: descheduler/v1alpha2\nkind: DeschedulerConfiguration\ndeschedulingIntervall: 10s\n",
+			wantMsg: "deschedulingIntervall",
+		},
+		"no profiles to enable in": {
+			data: "apiVersion: descheduler/v1alpha2\nkind: DeschedulerConfiguration\n", lowNodeLoad: true,
+			wantMsg: "no profiles to enable LowNodeLoad in",
+		},
+		"profile not an object": {
+			data: "apiVersion: descheduler/v1alpha2\nkind: DeschedulerConfiguration\nprofiles: [x]\n", lowNodeLoad: true,
+			wantMsg: "profiles[0] is not an object",
+		},
+		"invalid thresholds": {
+			data: `apiVersion: descheduler/v1alpha2
+kind: DeschedulerConfiguration
+profiles:
+- name: p
+  pluginConfig:
+  - name: LowNodeLoad
+    args: {apiVersion: descheduler/v1alpha2, kind: LowNodeLoadArgs, lowThresholds: {cpu: 80}, highThresholds: {cpu: 70}}
+`,
+			lowNodeLoad: true,
+			wantMsg:     "lowThresholds",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := DeschedulerConfig([]byte(tc.data), "k", "127.0.0.1:1", tc.lowNodeLoad); err == nil || !strings.Contains(err.Error(), tc.wantMsg) {
+				t.Errorf("DeschedulerConfig() = %v, want an error containing %q", err, tc.wantMsg)
+			}
+		})
 	}
 }

@@ -95,6 +95,9 @@ type Options struct {
 	// interface); 0 picks a free one.
 	APIServerPort, EtcdPort, WebhookPort, ManagerHealthPort, SchedulerPort int
 	ControllerManagerPort, DefaultSchedulerPort                            int
+	// DeschedulerPort serves koord-descheduler's /healthz, /readyz and /metrics on 127.0.0.1; 0 picks a free
+	// one.
+	DeschedulerPort int
 
 	// Speed is how fast simulated time runs for the node agents: 1 is real time, 60 a simulated minute per
 	// second. Usage profiles and the aggregation windows of reports follow simulated time; when the agents
@@ -107,6 +110,10 @@ type Options struct {
 	// DegradeTime, when set, is degradeTimeMinutes in the slo-controller-config: how long after its last
 	// NodeMetric update a node loses its batch resources. Zero keeps the shipped default (15 minutes).
 	DegradeTime time.Duration
+	// AggregateDuration, when set, is metricAggregateDurationSeconds in the slo-controller-config: the window,
+	// in simulated time, over which the agents average the usage they report. Zero keeps the shipped default
+	// (5 minutes).
+	AggregateDuration time.Duration
 	// SimFeatures are the koordlet feature gates the simulated node agents follow.
 	SimFeatures features.Koordlet
 
@@ -116,6 +123,14 @@ type Options struct {
 	// config/scheduler/koord-scheduler-config.yaml; the cluster sets its kubeconfig and turns leader election
 	// off in a copy.
 	SchedulerConfig string
+	// DeschedulerConfig, when set, is a DeschedulerConfiguration file used instead of
+	// config/descheduler/koord-descheduler-config.yaml; the cluster sets its kubeconfig and bind addresses and
+	// turns leader election off in a copy.
+	DeschedulerConfig string
+	// DeschedulerLowNodeLoad enables LowNodeLoad at the balance extension point of every descheduler profile,
+	// so that pods move off nodes whose usage is above the high thresholds. The shipped configuration, like
+	// Koordinator's, has it off.
+	DeschedulerLowNodeLoad bool
 
 	// Clean makes Stop remove the logs too, and the state directory when nothing else is left in it.
 	Clean bool
@@ -138,6 +153,8 @@ func DefaultOptions() Options {
 		Speed:          1,
 		ReportInterval: DefaultReportInterval,
 		SimFeatures:    features.ResolveKoordlet(features.NewKoordletGate()),
+
+		DeschedulerLowNodeLoad: true,
 	}
 }
 
@@ -174,6 +191,7 @@ func (o *Options) Validate() error {
 		{"--apiserver-port", o.APIServerPort}, {"--etcd-port", o.EtcdPort}, {"--webhook-port", o.WebhookPort},
 		{"--manager-health-port", o.ManagerHealthPort}, {"--scheduler-port", o.SchedulerPort},
 		{"--controller-manager-port", o.ControllerManagerPort}, {"--default-scheduler-port", o.DefaultSchedulerPort},
+		{"--descheduler-port", o.DeschedulerPort},
 	} {
 		if p.port < 0 || p.port > 65535 {
 			errs = append(errs, fmt.Errorf("%s: %d is not a port (0 picks a free one)", p.flag, p.port))
@@ -187,6 +205,9 @@ func (o *Options) Validate() error {
 	}
 	if o.DegradeTime < 0 || o.DegradeTime%time.Minute != 0 {
 		errs = append(errs, fmt.Errorf("--degrade-time: %s must be a whole number of minutes (0 keeps the default)", o.DegradeTime))
+	}
+	if o.AggregateDuration < 0 || o.AggregateDuration%time.Second != 0 {
+		errs = append(errs, fmt.Errorf("--aggregate-duration: %s must be a whole number of seconds (0 keeps the default)", o.AggregateDuration))
 	}
 	return errors.Join(errs...)
 }

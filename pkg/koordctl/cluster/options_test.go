@@ -69,10 +69,13 @@ func TestOptionsValidate(t *testing.T) {
 			want: []string{"--speed: 0 is outside (0, 3600] (1 is real time, 60 a simulated minute per second)"},
 		},
 		"intervals": {
-			tc: func(o *Options) { o.ReportInterval, o.DegradeTime = 1500*time.Millisecond, 90*time.Second },
+			tc: func(o *Options) {
+				o.ReportInterval, o.DegradeTime, o.AggregateDuration = 1500*time.Millisecond, 90*time.Second, 2500*time.Millisecond
+			},
 			want: []string{
 				"--report-interval: 1.5s must be a whole number of seconds, at least 1s",
 				"--degrade-time: 1m30s must be a whole number of minutes (0 keeps the default)",
+				"--aggregate-duration: 2.5s must be a whole number of seconds (0 keeps the default)",
 			},
 		},
 	} {

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,17 +43,29 @@ const tailLines = 20
 // If koordctl dies, the kernel sends the child SIGTERM (Pdeathsig).
 type process struct {
 	name    string
+	path    string
+	args    []string
 	cmd     *exec.Cmd
 	logPath string
 	logFile *os.File
+	// ready are the checks that tell the process is ready, as its start waited for them.
+	ready []probe
+	// killed is set before the process is killed on purpose (Cluster.Restart), so that its exit does not fail
+	// the cluster.
+	killed atomic.Bool
 	// done is closed when the process has exited; waitErr is then why.
 	done    chan struct{}
 	waitErr error
 }
 
-// startProcess starts path with args, its output appended to logPath.
-func startProcess(name, path string, args []string, logPath string) (*process, error) {
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+// startProcess starts path with args, its output written to logPath (appended to it with appendLog, as when a
+// component is restarted, else replacing what was there).
+func startProcess(name, path string, args []string, logPath string, appendLog bool) (*process, error) {
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if appendLog {
+		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	logFile, err := os.OpenFile(logPath, flags, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open log of %s: %w", name, err)
 	}
@@ -63,7 +76,7 @@ func startProcess(name, path string, args []string, logPath string) (*process, e
 		_ = logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, logPath: logPath, logFile: logFile, done: make(chan struct{})}
+	p := &process{name: name, path: path, args: args, cmd: cmd, logPath: logPath, logFile: logFile, done: make(chan struct{})}
 	go func() {
 		p.waitErr = cmd.Wait()
 		_ = logFile.Close()
@@ -112,6 +125,14 @@ func (p *process) stop(clk clock.Clock, grace time.Duration) error {
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	<-p.done
 	return fmt.Errorf("%s did not exit within %s of SIGTERM and was killed", p.name, grace)
+}
+
+// kill kills the process group at once (SIGKILL, as a crash or the OOM killer would) and waits until the
+// process has exited.
+func (p *process) kill() {
+	p.killed.Store(true)
+	_ = syscall.Kill(-p.pid(), syscall.SIGKILL)
+	<-p.done
 }
 
 // tail returns the last n lines of the file at path, or a note saying why it cannot.

@@ -60,7 +60,7 @@ func TestTail(t *testing.T) {
 
 func TestProcessExit(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "comp.log")
-	p, err := startProcess("comp", "/bin/sh", []string{"-c", "echo starting; echo broken config >&2; exit 3"}, log)
+	p, err := startProcess("comp", "/bin/sh", []string{"-c", "echo starting; echo broken config >&2; exit 3"}, log, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestProcessStop(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "comp.log")
-			p, err := startProcess("comp", "/bin/sh", []string{"-c", tc.script}, log)
+			p, err := startProcess("comp", "/bin/sh", []string{"-c", tc.script}, log, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,7 +44,7 @@ var (
 		{"etcd", "bin"}, {"kube-apiserver", "bin"}, {"kube-controller-manager", "bin"}, {"kube-scheduler", "bin"}, {"kwok", "bin"},
 	}
 	// KoordBinaries are built by `make build`.
-	KoordBinaries = []Binary{{"koord-manager", "build"}, {"koord-scheduler", "build"}}
+	KoordBinaries = []Binary{{"koord-manager", "build"}, {"koord-scheduler", "build"}, {"koord-descheduler", "build"}}
 )
 
 // BinaryProblem is one binary that cannot be run.

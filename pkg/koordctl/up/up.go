@@ -66,7 +66,7 @@ func NewFlags() *Flags {
 // AddFlags binds the flags to fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	o := &f.Options
-	fs.StringVar(&o.BinDir, "bin-dir", o.BinDir, "Directory with etcd, kube-apiserver and kwok (make bin) and koord-manager and koord-scheduler (make build). Default: $"+cluster.BinDirEnv+", else ./bin.")
+	fs.StringVar(&o.BinDir, "bin-dir", o.BinDir, "Directory with etcd, kube-apiserver and kwok (make bin) and koord-manager, koord-scheduler and koord-descheduler (make build). Default: $"+cluster.BinDirEnv+", else ./bin.")
 	fs.StringVar(&o.StateDir, "state-dir", o.StateDir, "Directory for the running cluster: kubeconfig, pid file, logs/ of every process, run/ (data, removed on stop).")
 	fs.StringVar(&o.KubeconfigOut, "kubeconfig-out", o.KubeconfigOut, "Where to write the administrator kubeconfig for kubectl (removed on stop); empty: only the state directory's.")
 	fs.StringVar(&o.ConfigDir, "config-dir", o.ConfigDir, "A Koord source tree's config/ directory to install CRDs, namespace, PriorityClasses, slo-controller-config and the scheduler configuration from. Empty: the copy built into koordctl.")
@@ -86,7 +86,11 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.Speed, "speed", o.Speed, "Speed of simulated time for the node agents (usage profiles, report windows): 1 is real time, 60 a simulated minute per second.")
 	fs.DurationVar(&o.ReportInterval, "report-interval", o.ReportInterval, "metricReportIntervalSeconds of the slo-controller-config: how often, in wall time whatever --speed, each node reports its NodeMetric; whole seconds. --nodes / --report-interval is the NodeMetric writes per second.")
 	fs.DurationVar(&o.DegradeTime, "degrade-time", o.DegradeTime, "degradeTimeMinutes of the slo-controller-config: how long after its last NodeMetric a node loses its batch resources. 0 keeps the default (15m).")
+	fs.DurationVar(&o.AggregateDuration, "aggregate-duration", o.AggregateDuration, "metricAggregateDurationSeconds of the slo-controller-config: the window, in simulated time, over which each node averages the usage it reports; whole seconds. 0 keeps the default (5m).")
 	fs.StringVar(&o.SchedulerConfig, "scheduler-config", o.SchedulerConfig, "A KubeSchedulerConfiguration file for koord-scheduler instead of config/scheduler/koord-scheduler-config.yaml.")
+	fs.StringVar(&o.DeschedulerConfig, "descheduler-config", o.DeschedulerConfig, "A DeschedulerConfiguration file for koord-descheduler instead of config/descheduler/koord-descheduler-config.yaml.")
+	fs.BoolVar(&o.DeschedulerLowNodeLoad, "descheduler-low-node-load", o.DeschedulerLowNodeLoad, "Enable LowNodeLoad in every koord-descheduler profile, so that pods move off nodes above the high usage thresholds (the shipped configuration, like Koordinator's, has it off).")
+	fs.IntVar(&o.DeschedulerPort, "descheduler-port", o.DeschedulerPort, "koord-descheduler's /healthz, /readyz and /metrics port on 127.0.0.1; 0 picks a free one.")
 	fs.BoolVar(&o.Clean, "clean", o.Clean, "Also remove the logs when the cluster stops.")
 	fs.IntVar(&f.Verbosity, "v", f.Verbosity, "Verbosity of koordctl's own log (<state-dir>/logs/koordctl.log).")
 	gates := pflag.NewFlagSet("", pflag.ContinueOnError)

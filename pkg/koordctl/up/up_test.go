@@ -141,8 +141,8 @@ func TestRunReportsPreflightFailure(t *testing.T) {
 	var out bytes.Buffer
 	err := Run(ctx, f, &out, false)
 	var missing *preflight.MissingBinariesError
-	if !errors.As(err, &missing) || len(missing.Problems) != 7 {
-		t.Fatalf("Run() = %v, want the seven binaries reported missing", err)
+	if !errors.As(err, &missing) || len(missing.Problems) != 8 {
+		t.Fatalf("Run() = %v, want the eight binaries reported missing", err)
 	}
 	if got := out.String(); !strings.HasPrefix(got, "[failed] Preflight: binaries, ports, state directory (") || strings.Count(got, "\n") != 1 {
 		t.Errorf("output = %q, want one failed preflight line", got)

@@ -19,10 +19,8 @@ package cluster_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -36,7 +34,7 @@ import (
 	"github.com/koord-dev/koord/apis/configuration"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	"github.com/koord-dev/koord/pkg/koordctl/cluster"
-	"github.com/koord-dev/koord/pkg/koordctl/preflight"
+	"github.com/koord-dev/koord/test/testenv"
 )
 
 // The loop's timing in the test cluster. Simulated time runs at real speed, so NodeMetric update times compare
@@ -88,7 +86,7 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "the components' logs are kept in %s\n", filepath.Join(tmp, "state", cluster.LogDir))
 	}()
 
-	binDir, err := prepareBinaries(ctx, tmp)
+	binDir, err := testenv.LocalClusterBinDir(ctx, tmp)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "binaries: %v\n", err)
 		return 1
@@ -102,6 +100,8 @@ func run(m *testing.M) int {
 	opts.ReportInterval = reportInterval
 	opts.DegradeTime = degradeTime
 	opts.NodeDevices = nodeDevices
+	// The suite makes nodes hot to test load-aware scheduling; moving pods off them is test/e2e/descheduling's.
+	opts.DeschedulerLowNodeLoad = false
 
 	startCtx, cancel := context.WithTimeout(ctx, startTimeout)
 	c, err := cluster.Start(startCtx, opts, nil)
@@ -130,63 +130,6 @@ func run(m *testing.M) int {
 		code = 1
 	}
 	return code
-}
-
-// prepareBinaries returns a directory with every binary the cluster runs: etcd, kube-apiserver and kwok from
-// $KOORD_BIN_DIR or the repository's bin/, and koord-manager and koord-scheduler from there too when present,
-// else built into tmp.
-func prepareBinaries(ctx context.Context, tmp string) (string, error) {
-	src := os.Getenv(cluster.BinDirEnv)
-	if src == "" {
-		root, err := repoRoot()
-		if err != nil {
-			return "", err
-		}
-		src = filepath.Join(root, cluster.DefaultBinDir)
-	}
-	if err := preflight.CheckBinaries(src, preflight.ControlPlaneBinaries); err != nil {
-		return "", err
-	}
-	if preflight.CheckBinaries(src, preflight.KoordBinaries) == nil {
-		return src, nil
-	}
-	dir := filepath.Join(tmp, "bin")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create %s: %w", dir, err)
-	}
-	for _, b := range preflight.ControlPlaneBinaries {
-		if err := os.Symlink(filepath.Join(src, b.Name), filepath.Join(dir, b.Name)); err != nil {
-			return "", fmt.Errorf("link %s: %w", b.Name, err)
-		}
-	}
-	root, err := repoRoot()
-	if err != nil {
-		return "", err
-	}
-	build := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator), "./cmd/koord-manager", "./cmd/koord-scheduler")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build koord-manager and koord-scheduler: %w\n%s", err, out)
-	}
-	return dir, nil
-}
-
-// repoRoot walks up from the working directory to go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("working directory: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // shortenAggregation sets metricAggregateDurationSeconds of the installed slo-controller-config to

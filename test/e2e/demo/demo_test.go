@@ -19,10 +19,7 @@ package demo_test
 import (
 	"context"
 	"encoding/csv"
-	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -33,7 +30,7 @@ import (
 
 	"github.com/koord-dev/koord/pkg/koordctl/cluster"
 	"github.com/koord-dev/koord/pkg/koordctl/demo"
-	"github.com/koord-dev/koord/pkg/koordctl/preflight"
+	"github.com/koord-dev/koord/test/testenv"
 )
 
 // tinyScenario runs in well under a minute: 4 simulated hours at speed 1800 are 8 s.
@@ -74,7 +71,7 @@ const timeout = 3 * time.Minute
 func TestDemoTinyScenario(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	tmp := t.TempDir()
-	binDir, err := prepareBinaries(ctx, tmp)
+	binDir, err := testenv.LocalClusterBinDir(ctx, tmp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,57 +176,4 @@ func readCSV(t *testing.T, path string) []map[string]float64 {
 		rows = append(rows, row)
 	}
 	return rows
-}
-
-// prepareBinaries returns a directory with every binary the cluster runs: etcd, kube-apiserver and kwok from
-// $KOORD_BIN_DIR or the repository's bin/, and koord-manager and koord-scheduler from there too when present,
-// else built into tmp.
-func prepareBinaries(ctx context.Context, tmp string) (string, error) {
-	root, err := repoRoot()
-	if err != nil {
-		return "", err
-	}
-	src := os.Getenv(cluster.BinDirEnv)
-	if src == "" {
-		src = filepath.Join(root, cluster.DefaultBinDir)
-	}
-	if err := preflight.CheckBinaries(src, preflight.ControlPlaneBinaries); err != nil {
-		return "", err
-	}
-	if preflight.CheckBinaries(src, preflight.KoordBinaries) == nil {
-		return src, nil
-	}
-	dir := filepath.Join(tmp, "bin")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create %s: %w", dir, err)
-	}
-	for _, b := range preflight.ControlPlaneBinaries {
-		if err := os.Symlink(filepath.Join(src, b.Name), filepath.Join(dir, b.Name)); err != nil {
-			return "", fmt.Errorf("link %s: %w", b.Name, err)
-		}
-	}
-	build := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator), "./cmd/koord-manager", "./cmd/koord-scheduler")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build koord-manager and koord-scheduler: %w\n%s", err, out)
-	}
-	return dir, nil
-}
-
-// repoRoot walks up from the working directory to go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("working directory: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }

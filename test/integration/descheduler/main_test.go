@@ -145,7 +145,7 @@ func startController(t *testing.T, args *config.MigrationControllerArgs) (stop f
 	cfg.ContentType = runtime.ContentTypeJSON
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 env.Scheme,
-		Logger:                 ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(4))),
+		Logger:                 ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(5))),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},

@@ -17,7 +17,9 @@ limitations under the License.
 package descheduler
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -202,6 +204,34 @@ func TestRestartMidJob(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d Reservations, want the job's one", n)
 	}
+}
+
+// TestRestartThenTimeout stops the controller while a job waits for its Reservation (no scheduler places it),
+// starts another one, and checks that the job times out there, evicting nothing and leaving no Reservation.
+func TestRestartThenTimeout(t *testing.T) {
+	f := newFixture(t)
+	a := f.node("a", "4")
+	rs := f.deployment("web", 2)
+	p0, _ := f.pod(rs, "web-0", a), f.pod(rs, "web-1", a)
+	shortTTL := func(a *config.MigrationControllerArgs) { a.DefaultJobTTL = &metav1.Duration{Duration: 3 * time.Second} }
+	stop := startController(t, testArgs(shortTTL))
+	j := f.job(p0, "")
+	f.waitJob(j.Name, "created its Reservation", func(j *schedv1alpha1.PodMigrationJob) bool {
+		return slices.ContainsFunc(j.Status.Conditions, func(c schedv1alpha1.PodMigrationJobCondition) bool {
+			return c.Type == schedv1alpha1.PodMigrationJobConditionReservationCreated && c.Status == schedv1alpha1.PodMigrationJobConditionStatusTrue
+		})
+	})
+	stop()
+	startController(t, testArgs(shortTTL))
+	done := f.waitFinished(j.Name)
+	if done.Status.Phase != schedv1alpha1.PodMigrationJobFailed || done.Status.Reason != schedv1alpha1.PodMigrationJobReasonTimeout {
+		t.Errorf("job ended %s/%s: %s, want Failed/Timeout", done.Status.Phase, done.Status.Reason, done.Status.Message)
+	}
+	pod := &corev1.Pod{}
+	if err := f.c.Get(t.Context(), client.ObjectKeyFromObject(p0), pod); err != nil || pod.UID != p0.UID || pod.DeletionTimestamp != nil {
+		t.Errorf("pod was evicted: %v", err)
+	}
+	f.noReservations()
 }
 
 // counter returns the value of the counter name with labels among the MigrationControllers' metrics (0 when
