@@ -81,6 +81,18 @@ func SchedulerConfig(data []byte, kubeconfig string) ([]byte, error) {
 	if v, _ := cfg["apiVersion"].(string); v != "kubescheduler.config.k8s.io/v1" {
 		return nil, fmt.Errorf("scheduler configuration: apiVersion is %q, want kubescheduler.config.k8s.io/v1", v)
 	}
+	runAlone(cfg, kubeconfig)
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("encode scheduler configuration: %w", err)
+	}
+	return out, nil
+}
+
+// runAlone sets, in a component configuration of the kube-scheduler kind (KubeSchedulerConfiguration,
+// DeschedulerConfiguration), clientConnection.kubeconfig to kubeconfig and turns leader election off: the
+// component runs outside the cluster and is the only one.
+func runAlone(cfg map[string]any, kubeconfig string) {
 	le, _ := cfg["leaderElection"].(map[string]any)
 	if le == nil {
 		le = map[string]any{}
@@ -93,11 +105,6 @@ func SchedulerConfig(data []byte, kubeconfig string) ([]byte, error) {
 	}
 	cc["kubeconfig"] = kubeconfig
 	cfg["clientConnection"] = cc
-	out, err := yaml.Marshal(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("encode scheduler configuration: %w", err)
-	}
-	return out, nil
 }
 
 // DeschedulerConfig returns the DeschedulerConfiguration data adapted to a descheduler outside the cluster
@@ -113,18 +120,7 @@ func DeschedulerConfig(data []byte, kubeconfig, bindAddress string, lowNodeLoad 
 	if kind, _ := cfg["kind"].(string); kind != "DeschedulerConfiguration" {
 		return nil, fmt.Errorf("descheduler configuration: kind is %q, want DeschedulerConfiguration", kind)
 	}
-	le, _ := cfg["leaderElection"].(map[string]any)
-	if le == nil {
-		le = map[string]any{}
-	}
-	le["leaderElect"] = false
-	cfg["leaderElection"] = le
-	cc, _ := cfg["clientConnection"].(map[string]any)
-	if cc == nil {
-		cc = map[string]any{}
-	}
-	cc["kubeconfig"] = kubeconfig
-	cfg["clientConnection"] = cc
+	runAlone(cfg, kubeconfig)
 	cfg["healthzBindAddress"] = bindAddress
 	cfg["metricsBindAddress"] = bindAddress
 	if lowNodeLoad {

@@ -27,12 +27,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/util/wait"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/test/e2e/localcluster"
 )
 
 const (
@@ -44,21 +44,11 @@ const (
 	e2eLabel = "koord.dev/e2e"
 )
 
-// eventually calls cond every pollInterval until it returns true, and fails the test when timeout passes first,
-// naming what was awaited and the last state cond described.
+// eventually calls cond every pollInterval until it returns true, and fails the test when timeout passes first
+// (localcluster.Eventually).
 func eventually(ctx context.Context, t *testing.T, timeout time.Duration, what string, cond func(context.Context) (bool, string)) {
 	t.Helper()
-	var state string
-	// cond gets the test's context, not the poll's: a request cut short by the poll's deadline would replace
-	// the last real state with a client error.
-	err := wait.PollUntilContextTimeout(ctx, pollInterval, timeout, true, func(context.Context) (bool, error) {
-		var ok bool
-		ok, state = cond(ctx)
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: not within %s (%v); last seen: %s", what, timeout, err, state)
-	}
+	localcluster.Eventually(ctx, t, pollInterval, timeout, what, cond)
 }
 
 // newPod returns a pod of the tests with one container requesting cpu and memory (no limits), changed by opts.

@@ -20,8 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -34,7 +32,7 @@ import (
 	"github.com/koord-dev/koord/apis/configuration"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	"github.com/koord-dev/koord/pkg/koordctl/cluster"
-	"github.com/koord-dev/koord/test/testenv"
+	"github.com/koord-dev/koord/test/e2e/localcluster"
 )
 
 // The loop's timing in the test cluster. Simulated time runs at real speed, so NodeMetric update times compare
@@ -66,70 +64,30 @@ var env struct {
 
 // TestMain starts one local cluster for every test of the package and stops it when they are done.
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-// run starts the cluster, runs the tests and stops the cluster, keeping the components' logs when a test failed.
-func run(m *testing.M) int {
-	ctx := context.Background()
-	tmp, err := os.MkdirTemp("", "koord-e2e-cluster-")
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "create a temporary directory: %v\n", err)
-		return 1
-	}
-	code := 1
-	defer func() {
-		if code == 0 {
-			_ = os.RemoveAll(tmp)
-			return
-		}
-		fmt.Fprintf(os.Stderr, "the components' logs are kept in %s\n", filepath.Join(tmp, "state", cluster.LogDir))
-	}()
-
-	binDir, err := testenv.LocalClusterBinDir(ctx, tmp)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "binaries: %v\n", err)
-		return 1
-	}
-	opts := cluster.DefaultOptions()
-	opts.BinDir = binDir
-	opts.StateDir = filepath.Join(tmp, "state")
-	opts.KubeconfigOut = ""
-	opts.Nodes = nodes
-	opts.Speed = 1
-	opts.ReportInterval = reportInterval
-	opts.DegradeTime = degradeTime
-	opts.NodeDevices = nodeDevices
-	// The suite makes nodes hot to test load-aware scheduling; moving pods off them is test/e2e/descheduling's.
-	opts.DeschedulerLowNodeLoad = false
-
-	startCtx, cancel := context.WithTimeout(ctx, startTimeout)
-	c, err := cluster.Start(startCtx, opts, nil)
-	cancel()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "start the local cluster: %v\n", err)
-		return 1
-	}
-	defer func() {
-		if err := c.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stop the local cluster: %v\n", err)
-			code = 1
-		}
-	}()
-	env.c = c
-	env.kube = kubernetes.NewForConfigOrDie(c.RESTConfig())
-	env.koord = versioned.NewForConfigOrDie(c.RESTConfig())
-
-	if err := shortenAggregation(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "shorten the aggregation window: %v\n", err)
-		return 1
-	}
-	code = m.Run()
-	if err := c.Err(); err != nil {
-		fmt.Fprintf(os.Stderr, "the local cluster failed while the tests ran: %v\n", err)
-		code = 1
-	}
-	return code
+	localcluster.Main(m, localcluster.Suite{
+		Name:         "cluster",
+		StartTimeout: startTimeout,
+		Configure: func(opts *cluster.Options, _ string) error {
+			opts.Nodes = nodes
+			opts.Speed = 1
+			opts.ReportInterval = reportInterval
+			opts.DegradeTime = degradeTime
+			opts.NodeDevices = nodeDevices
+			// The suite makes nodes hot to test load-aware scheduling; moving pods off them is
+			// test/e2e/descheduling's.
+			opts.DeschedulerLowNodeLoad = false
+			return nil
+		},
+		SetUp: func(ctx context.Context, c *cluster.Cluster) error {
+			env.c = c
+			env.kube = kubernetes.NewForConfigOrDie(c.RESTConfig())
+			env.koord = versioned.NewForConfigOrDie(c.RESTConfig())
+			if err := shortenAggregation(ctx); err != nil {
+				return fmt.Errorf("shorten the aggregation window: %w", err)
+			}
+			return nil
+		},
+	})
 }
 
 // shortenAggregation sets metricAggregateDurationSeconds of the installed slo-controller-config to

@@ -30,12 +30,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordctl/cluster"
 	"github.com/koord-dev/koord/pkg/sim"
+	"github.com/koord-dev/koord/test/e2e/localcluster"
 )
 
 const (
@@ -71,7 +71,7 @@ func TestHotNodesCool(t *testing.T) {
 		ctx := context.WithoutCancel(ctx)
 		_ = env.kube.AppsV1().Deployments(namespace).Delete(ctx, deployment.Name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)})
 	})
-	poll(ctx, t, 2*time.Minute, "the Deployment available on the two hot nodes", func(ctx context.Context) (bool, string) {
+	localcluster.Eventually(ctx, t, time.Second, 2*time.Minute, "the Deployment available on the two hot nodes", func(ctx context.Context) (bool, string) {
 		d, err := env.kube.AppsV1().Deployments(namespace).Get(ctx, deployment.Name, metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -83,7 +83,7 @@ func TestHotNodesCool(t *testing.T) {
 	}
 
 	var before map[string]float64
-	poll(ctx, t, time.Minute, "both hot nodes reported above the high threshold", func(ctx context.Context) (bool, string) {
+	localcluster.Eventually(ctx, t, time.Second, time.Minute, "both hot nodes reported above the high threshold", func(ctx context.Context) (bool, string) {
 		usage, err := cpuUsagePercent(ctx)
 		if err != nil {
 			return false, err.Error()
@@ -94,7 +94,7 @@ func TestHotNodesCool(t *testing.T) {
 	t.Logf("CPU usage before: %s", describe(before))
 
 	// Kill koord-descheduler while the first migration runs.
-	poll(ctx, t, 2*time.Minute, "a PodMigrationJob running", func(ctx context.Context) (bool, string) {
+	localcluster.Eventually(ctx, t, time.Second, 2*time.Minute, "a PodMigrationJob running", func(ctx context.Context) (bool, string) {
 		jobs, err := migrationJobs(ctx)
 		if err != nil {
 			return false, err.Error()
@@ -109,7 +109,7 @@ func TestHotNodesCool(t *testing.T) {
 
 	var after map[string]float64
 	worstUnavailable := int32(0)
-	poll(ctx, t, coolTimeout, "every node under the high threshold with every migration ended", func(ctx context.Context) (bool, string) {
+	localcluster.Eventually(ctx, t, time.Second, coolTimeout, "every node under the high threshold with every migration ended", func(ctx context.Context) (bool, string) {
 		d, err := env.kube.AppsV1().Deployments(namespace).Get(ctx, deployment.Name, metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -294,19 +294,4 @@ func stddev(usage map[string]float64) float64 {
 		sq += (v - mean) * (v - mean)
 	}
 	return math.Sqrt(sq / float64(len(usage)))
-}
-
-// poll calls cond every second until it returns true, and fails the test when timeout passes first, naming what
-// was awaited and the last state cond described.
-func poll(ctx context.Context, t *testing.T, timeout time.Duration, what string, cond func(context.Context) (bool, string)) {
-	t.Helper()
-	var state string
-	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(context.Context) (bool, error) {
-		var ok bool
-		ok, state = cond(ctx)
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: not within %s (%v); last seen: %s", what, timeout, err, state)
-	}
 }

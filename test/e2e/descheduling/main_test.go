@@ -28,7 +28,7 @@ import (
 
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	"github.com/koord-dev/koord/pkg/koordctl/cluster"
-	"github.com/koord-dev/koord/test/testenv"
+	"github.com/koord-dev/koord/test/e2e/localcluster"
 )
 
 // The loop's timing in the test cluster: reports every 5 s averaged over 10 s, a descheduling round every 5 s,
@@ -92,65 +92,25 @@ var env struct {
 
 // TestMain starts one local cluster for every test of the package and stops it when they are done.
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-// run starts the cluster, runs the tests and stops the cluster, keeping the components' logs when a test failed.
-func run(m *testing.M) int {
-	ctx := context.Background()
-	tmp, err := os.MkdirTemp("", "koord-e2e-descheduling-")
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "create a temporary directory: %v\n", err)
-		return 1
-	}
-	code := 1
-	defer func() {
-		if code == 0 {
-			_ = os.RemoveAll(tmp)
-			return
-		}
-		fmt.Fprintf(os.Stderr, "the components' logs are kept in %s\n", filepath.Join(tmp, "state", cluster.LogDir))
-	}()
-
-	binDir, err := testenv.LocalClusterBinDir(ctx, tmp)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "binaries: %v\n", err)
-		return 1
-	}
-	configPath := filepath.Join(tmp, "koord-descheduler.yaml")
-	if err := os.WriteFile(configPath, []byte(deschedulerConfig), 0o600); err != nil {
-		fmt.Fprintf(os.Stderr, "write the descheduler configuration: %v\n", err)
-		return 1
-	}
-	opts := cluster.DefaultOptions()
-	opts.BinDir = binDir
-	opts.StateDir = filepath.Join(tmp, "state")
-	opts.KubeconfigOut = ""
-	opts.Nodes = nodes
-	opts.ReportInterval = reportInterval
-	opts.AggregateDuration = aggregateDuration
-	opts.DeschedulerConfig = configPath
-
-	startCtx, cancel := context.WithTimeout(ctx, startTimeout)
-	c, err := cluster.Start(startCtx, opts, nil)
-	cancel()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "start the local cluster: %v\n", err)
-		return 1
-	}
-	defer func() {
-		if err := c.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stop the local cluster: %v\n", err)
-			code = 1
-		}
-	}()
-	env.c = c
-	env.kube = kubernetes.NewForConfigOrDie(c.RESTConfig())
-	env.koord = versioned.NewForConfigOrDie(c.RESTConfig())
-	code = m.Run()
-	if err := c.Err(); err != nil {
-		fmt.Fprintf(os.Stderr, "the local cluster failed while the tests ran: %v\n", err)
-		code = 1
-	}
-	return code
+	localcluster.Main(m, localcluster.Suite{
+		Name:         "descheduling",
+		StartTimeout: startTimeout,
+		Configure: func(opts *cluster.Options, tmp string) error {
+			configPath := filepath.Join(tmp, "koord-descheduler.yaml")
+			if err := os.WriteFile(configPath, []byte(deschedulerConfig), 0o600); err != nil {
+				return fmt.Errorf("write the descheduler configuration: %w", err)
+			}
+			opts.Nodes = nodes
+			opts.ReportInterval = reportInterval
+			opts.AggregateDuration = aggregateDuration
+			opts.DeschedulerConfig = configPath
+			return nil
+		},
+		SetUp: func(_ context.Context, c *cluster.Cluster) error {
+			env.c = c
+			env.kube = kubernetes.NewForConfigOrDie(c.RESTConfig())
+			env.koord = versioned.NewForConfigOrDie(c.RESTConfig())
+			return nil
+		},
+	})
 }
