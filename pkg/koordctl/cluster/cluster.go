@@ -283,19 +283,24 @@ func (c *Cluster) preflight() (in inputs, err error) {
 	} else if in.schedulerConfig, err = fs.ReadFile(manifests(o.ConfigDir), schedulerConfigFile); err != nil {
 		return inputs{}, fmt.Errorf("read %s: %w", schedulerConfigFile, err)
 	}
-	if o.DeschedulerConfig != "" {
+	switch {
+	case len(o.DeschedulerConfigData) > 0:
+		in.deschedulerConfig = o.DeschedulerConfigData
+	case o.DeschedulerConfig != "":
 		if in.deschedulerConfig, err = os.ReadFile(o.DeschedulerConfig); err != nil {
 			return inputs{}, fmt.Errorf("--descheduler-config: %w", err)
 		}
-	} else if in.deschedulerConfig, err = fs.ReadFile(manifests(o.ConfigDir), deschedulerConfigFile); err != nil {
-		return inputs{}, fmt.Errorf("read %s: %w", deschedulerConfigFile, err)
+	default:
+		if in.deschedulerConfig, err = fs.ReadFile(manifests(o.ConfigDir), deschedulerConfigFile); err != nil {
+			return inputs{}, fmt.Errorf("read %s: %w", deschedulerConfigFile, err)
+		}
 	}
 	// Fail on a configuration that cannot be adapted before anything starts.
 	if _, err := SchedulerConfig(in.schedulerConfig, ""); err != nil {
 		return inputs{}, err
 	}
 	if _, err := DeschedulerConfig(in.deschedulerConfig, "", "127.0.0.1:0", o.DeschedulerLowNodeLoad); err != nil {
-		if o.DeschedulerConfig != "" {
+		if o.DeschedulerConfig != "" && len(o.DeschedulerConfigData) == 0 {
 			return inputs{}, fmt.Errorf("--descheduler-config: %w", err)
 		}
 		return inputs{}, err

@@ -127,6 +127,10 @@ type Options struct {
 	// config/descheduler/koord-descheduler-config.yaml; the cluster sets its kubeconfig and bind addresses and
 	// turns leader election off in a copy.
 	DeschedulerConfig string
+	// DeschedulerConfigData, when set, is the content of a DeschedulerConfiguration used instead of
+	// DeschedulerConfig's file or the shipped one, for callers that hold it in memory (a demo scenario's
+	// cluster.descheduler.config).
+	DeschedulerConfigData []byte
 	// DeschedulerLowNodeLoad enables LowNodeLoad at the balance extension point of every descheduler profile,
 	// so that pods move off nodes whose usage is above the high thresholds. The shipped configuration, like
 	// Koordinator's, has it off.

@@ -23,7 +23,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -78,7 +80,7 @@ func NewFlags() *Flags {
 
 // AddFlags binds the flags to fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Scenario, "scenario", f.Scenario, "Scenario file (YAML, see examples/README.md). Default: the built-in "+examples.DefaultScenario+".")
+	fs.StringVar(&f.Scenario, "scenario", f.Scenario, "Scenario file (YAML, see examples/README.md), or the name of a built-in one ("+strings.Join(BuiltInScenarios(), ", ")+"). Default: the built-in "+examples.DefaultScenario+".")
 	fs.StringVar(&f.ReportDir, "report-dir", f.ReportDir, "Directory for report.html, data.csv and scenario.yaml.")
 	fs.Float64Var(&f.Speed, "speed", f.Speed, "Speed of simulated time, overriding the scenario's (0 keeps it): 720 runs a simulated day in 2 minutes.")
 	fs.IntVar(&f.Nodes, "nodes", f.Nodes, "Number of nodes, overriding the scenario's (0 keeps it).")
@@ -96,14 +98,21 @@ func (f *Flags) LoadScenario() (*Scenario, []byte, error) {
 	var data []byte
 	var err error
 	name := f.Scenario
-	if name == "" {
+	builtIn := BuiltInScenario(f.Scenario)
+	switch {
+	case f.Scenario == "":
 		name = "built-in " + examples.DefaultScenario
 		data, err = fs.ReadFile(examples.FS, examples.DefaultScenario)
-	} else {
+	case builtIn != "":
+		if data, err = os.ReadFile(f.Scenario); errors.Is(err, fs.ErrNotExist) {
+			name = "built-in " + builtIn
+			data, err = fs.ReadFile(examples.FS, builtIn)
+		}
+	default:
 		data, err = os.ReadFile(f.Scenario)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("--scenario: %w", err)
+		return nil, nil, fmt.Errorf("--scenario: %w (built-in scenarios: %s)", err, strings.Join(BuiltInScenarios(), ", "))
 	}
 	s, err := Load(data)
 	if err != nil {
@@ -120,6 +129,12 @@ func (f *Flags) LoadScenario() (*Scenario, []byte, error) {
 	} else if f.Nodes > 0 {
 		s.Cluster.Nodes = f.Nodes
 	}
+	if f.Nodes > 0 && f.Nodes <= cluster.MaxNodes {
+		// Fewer nodes may not hold what the scenario binds to its first nodes.
+		if verrs := ValidateScenario(nil, s); len(verrs) > 0 {
+			errs = append(errs, fmt.Errorf("--nodes %d: %w", f.Nodes, verrs.ToAggregate()))
+		}
+	}
 	if f.ReportDir == "" {
 		errs = append(errs, errors.New("--report-dir: must not be empty"))
 	}
@@ -127,6 +142,31 @@ func (f *Flags) LoadScenario() (*Scenario, []byte, error) {
 		errs = append(errs, fmt.Errorf("--v: %d must be 0 or more", f.Verbosity))
 	}
 	return s, data, errors.Join(errs...)
+}
+
+// BuiltInScenarios returns the names of the scenarios built into koordctl: those of examples/demo/*.yaml
+// without the extension.
+func BuiltInScenarios() []string {
+	paths, _ := fs.Glob(examples.FS, "demo/*.yaml")
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = strings.TrimSuffix(path.Base(p), ".yaml")
+	}
+	return names
+}
+
+// BuiltInScenario returns the path in examples.FS of the built-in scenario that --scenario value names, by its
+// name ("hot-nodes") or its file's name ("hot-nodes.yaml"); "" when it names none. A file of that name in the
+// working directory comes first.
+func BuiltInScenario(value string) string {
+	if value == "" || strings.ContainsRune(value, '/') {
+		return ""
+	}
+	p := "demo/" + strings.TrimSuffix(value, ".yaml") + ".yaml"
+	if _, err := fs.Stat(examples.FS, p); err != nil {
+		return ""
+	}
+	return p
 }
 
 // ClusterOptions returns the options of the scenario's cluster.
@@ -142,6 +182,13 @@ func (f *Flags) ClusterOptions(s *Scenario) (cluster.Options, error) {
 		return o, fmt.Errorf("cluster.simFeatureGates: %w", err)
 	}
 	o.SimFeatures = feats
+	if ad := s.Cluster.AggregateDuration; ad != nil {
+		o.AggregateDuration = ad.Duration
+	}
+	o.DeschedulerLowNodeLoad = s.Cluster.LowNodeLoadEnabled()
+	if d := s.Cluster.Descheduler; d != nil {
+		o.DeschedulerConfigData = d.Config
+	}
 	return o, o.Validate()
 }
 
@@ -159,6 +206,7 @@ prints a summary and writes report.html (inline SVG charts), data.csv and scenar
 Ctrl-C stops early; the report then covers what was recorded.`,
 		Example: `  koordctl demo
   koordctl demo --scenario examples/demo/colocation-day.yaml --speed 1440
+  koordctl demo --scenario hot-nodes
   koordctl demo --scenario my-day.yaml --report-dir /tmp/report`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -309,10 +357,15 @@ func PrintSummary(w io.Writer, r *Report) {
   BE CPU suppressed       %s node-minutes
   BE pods evicted         %d
   LS above threshold      %s node-minutes
+  Hottest node CPU        %s at the first sample, %s at the last
+  Node CPU spread         %s points at the first sample, %s at the last (standard deviation)
+  Pod migrations          %d (%d succeeded, %d failed or aborted)
 `, fmtPct(sum.AvgUtilWith), fmtPct(sum.AvgUtilWithout), fmtFloat(sum.Gain, 1),
 		fmtPct(sum.PeakUtilWith), fmtPct(sum.PeakUtilWithout),
 		sum.BECompleted, sum.PeakBERunning, sum.PeakBEPending,
 		fmtFloat(sum.AvgBatchCPU, 1), fmtFloat(sum.BatchCPUHours, 0), fmtFloat(sum.BECPUHours, 0),
 		fmtFloat(float64(sum.SuppressedMoments)/momentsPerMinute, 1), sum.Evictions,
-		fmtFloat(float64(sum.LSBreaches)/momentsPerMinute, 1))
+		fmtFloat(float64(sum.LSBreaches)/momentsPerMinute, 1),
+		fmtPct(sum.FirstHottest), fmtPct(sum.LastHottest), fmtFloat(sum.FirstSpread, 1), fmtFloat(sum.LastSpread, 1),
+		sum.Migrations, sum.MigrationsSucceeded, sum.MigrationsFailed)
 }

@@ -97,15 +97,20 @@ func Charts(r *Report) []Chart {
 		x[i] = r.Samples[i].Elapsed
 	}
 	sod, span := r.Scenario.StartOfDay(), r.Scenario.Duration.Duration
-	batch := make([]Series, len(r.Nodes))
-	for k, name := range r.Nodes {
-		batch[k] = Series{Name: name, Values: col(func(s *Sample) float64 {
-			if k < len(s.BatchCPU) {
-				return s.BatchCPU[k]
-			}
-			return math.NaN()
-		})}
+	perNode := func(f func(*Sample) []float64) []Series {
+		series := make([]Series, len(r.Nodes))
+		for k, name := range r.Nodes {
+			series[k] = Series{Name: name, Values: col(func(s *Sample) float64 {
+				if v := f(s); k < len(v) {
+					return v[k]
+				}
+				return math.NaN()
+			})}
+		}
+		return series
 	}
+	batch := perNode(func(s *Sample) []float64 { return s.BatchCPU })
+	nodeUtil := perNode(func(s *Sample) []float64 { return s.NodeUtil })
 	return []Chart{
 		{
 			Title: "Cluster CPU utilization, with and without colocation", YLabel: "CPU utilization (%)", StartOfDay: sod, Span: span, X: x,
@@ -124,6 +129,23 @@ func Charts(r *Report) []Chart {
 			},
 		},
 		{Title: "Batch CPU allocatable per node (kubernetes.io/batch-cpu)", YLabel: "batch CPU (cores)", StartOfDay: sod, Span: span, X: x, Series: batch},
+		{Title: "CPU utilization per node", YLabel: "CPU utilization (%)", StartOfDay: sod, Span: span, X: x, YMax: 100, Series: nodeUtil},
+		{
+			Title: "Spread of node CPU utilization", YLabel: "CPU utilization (%)", StartOfDay: sod, Span: span, X: x, YMax: 100,
+			Series: []Series{
+				{Name: "hottest node", Values: col((*Sample).HottestNode)},
+				{Name: "coolest node", Values: col((*Sample).CoolestNode), Dashed: true},
+				{Name: "standard deviation over the nodes (points)", Values: col((*Sample).NodeSpread)},
+			},
+		},
+		{
+			Title: "Pod migrations by koord-descheduler (PodMigrationJobs, cumulative)", YLabel: "jobs", StartOfDay: sod, Span: span, X: x, Integer: true,
+			Series: []Series{
+				{Name: "created", Values: col(func(s *Sample) float64 { return float64(s.Migrations) })},
+				{Name: "succeeded", Values: col(func(s *Sample) float64 { return float64(s.MigrationsSucceeded) })},
+				{Name: "failed or aborted", Values: col(func(s *Sample) float64 { return float64(s.MigrationsFailed) }), Dashed: true},
+			},
+		},
 		{
 			Title: "BE pods", YLabel: "pods", StartOfDay: sod, Span: span, X: x, Integer: true,
 			Series: []Series{
@@ -205,6 +227,14 @@ apiserver. Raw samples: <a href="data.csv">data.csv</a>; the scenario: <a href="
 <tr><td>BE pods evicted</td><td class="n">{{.S.Evictions}}</td></tr>
 <tr><td>LS usage above the suppression threshold</td><td class="n">{{nodemin .S.LSBreaches}} node-minutes</td></tr>
 </table>
+<table>
+<tr><th></th><th>first sample</th><th>last sample</th></tr>
+<tr><td>hottest node's CPU utilization</td><td class="n">{{pct .S.FirstHottest}}</td><td class="n">{{pct .S.LastHottest}}</td></tr>
+<tr><td>spread of node CPU utilization (standard deviation)</td><td class="n">{{pp .S.FirstSpread}}</td><td class="n">{{pp .S.LastSpread}}</td></tr>
+</table>
+<table>
+<tr><td>pod migrations (PodMigrationJobs)</td><td class="n">{{.S.Migrations}}: {{.S.MigrationsSucceeded}} succeeded, {{.S.MigrationsFailed}} failed or aborted</td></tr>
+</table>
 <p class="note">"Without colocation" is the same cluster's usage minus the BE pods' usage: what the LS pods and the
 system used. Suppression and threshold counts are in node-minutes of simulated time: one node for one minute.</p>
 
@@ -248,8 +278,13 @@ func RenderCSV(r *Report) ([]byte, error) {
 	for _, n := range r.Nodes {
 		header = append(header, "batch_cpu_cores:"+n)
 	}
-	header = append(header, "ls_pods_running", "be_pods_running", "be_pods_pending", "be_pods_completed",
-		"suppressed_moments", "evictions", "ls_threshold_breach_moments")
+	for _, n := range r.Nodes {
+		header = append(header, "node_cpu_pct:"+n)
+	}
+	header = append(header, "node_cpu_max_pct", "node_cpu_min_pct", "node_cpu_stddev_pct",
+		"ls_pods_running", "be_pods_running", "be_pods_pending", "be_pods_completed",
+		"suppressed_moments", "evictions", "ls_threshold_breach_moments",
+		"migrations", "migrations_succeeded", "migrations_failed")
 	if err := w.Write(header); err != nil {
 		return nil, fmt.Errorf("write csv: %w", err)
 	}
@@ -263,16 +298,23 @@ func RenderCSV(r *Report) ([]byte, error) {
 			fmtFloat(s.NodeCPU-s.LSCPU-s.BECPU, 3), fmtFloat(s.UtilWith(), 2), fmtFloat(s.UtilWithout(), 2),
 			fmtFloat(s.BatchCPUTotal(), 3),
 		}
-		for k := range r.Nodes {
-			v := math.NaN()
-			if k < len(s.BatchCPU) {
-				v = s.BatchCPU[k]
+		for _, values := range []struct {
+			v        []float64
+			decimals int
+		}{{s.BatchCPU, 3}, {s.NodeUtil, 2}} {
+			for k := range r.Nodes {
+				v := math.NaN()
+				if k < len(values.v) {
+					v = values.v[k]
+				}
+				row = append(row, fmtFloat(v, values.decimals))
 			}
-			row = append(row, fmtFloat(v, 3))
 		}
-		row = append(row, strconv.Itoa(s.LSRunning), strconv.Itoa(s.BERunning), strconv.Itoa(s.BEPending),
+		row = append(row, fmtFloat(s.HottestNode(), 2), fmtFloat(s.CoolestNode(), 2), fmtFloat(s.NodeSpread(), 2),
+			strconv.Itoa(s.LSRunning), strconv.Itoa(s.BERunning), strconv.Itoa(s.BEPending),
 			strconv.Itoa(s.BECompleted), strconv.FormatInt(s.Suppressed, 10), strconv.FormatInt(s.Evictions, 10),
-			strconv.FormatInt(s.LSBreaches, 10))
+			strconv.FormatInt(s.LSBreaches, 10),
+			strconv.Itoa(s.Migrations), strconv.Itoa(s.MigrationsSucceeded), strconv.Itoa(s.MigrationsFailed))
 		if err := w.Write(row); err != nil {
 			return nil, fmt.Errorf("write csv: %w", err)
 		}

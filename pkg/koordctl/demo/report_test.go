@@ -48,9 +48,9 @@ func testReport(t *testing.T) *Report {
 		Source:   []byte(validScenario),
 		Nodes:    []string{"kwok-node-0", "kwok-node-1"},
 		Samples: []Sample{
-			{Elapsed: 0, Nodes: 2, CPUCapacity: 64, NodeCPU: 16, LSCPU: 12.8, BECPU: 0, BatchCPU: []float64{10, math.NaN()}, LSRunning: 6},
-			{Elapsed: 10 * time.Minute, Nodes: 2, CPUCapacity: 64, NodeCPU: 32, LSCPU: 12.8, BECPU: 16, BEDemandCPU: 18, BatchCPU: []float64{10, 12}, LSRunning: 6, BERunning: 6, BEPending: 2, Suppressed: 120, Evictions: 1},
-			{Elapsed: 20 * time.Minute, Nodes: 2, CPUCapacity: 64, NodeCPU: 24, LSCPU: 16, BECPU: 4.8, BEDemandCPU: 4.8, BatchCPU: []float64{6, 7.5}, LSRunning: 6, BERunning: 2, BECompleted: 6, LSBreaches: 60},
+			{Elapsed: 0, Nodes: 2, CPUCapacity: 64, NodeCPU: 16, LSCPU: 12.8, BECPU: 0, BatchCPU: []float64{10, math.NaN()}, NodeUtil: []float64{80, 20}, LSRunning: 6},
+			{Elapsed: 10 * time.Minute, Nodes: 2, CPUCapacity: 64, NodeCPU: 32, LSCPU: 12.8, BECPU: 16, BEDemandCPU: 18, BatchCPU: []float64{10, 12}, NodeUtil: []float64{70, 30}, Migrations: 2, LSRunning: 6, BERunning: 6, BEPending: 2, Suppressed: 120, Evictions: 1},
+			{Elapsed: 20 * time.Minute, Nodes: 2, CPUCapacity: 64, NodeCPU: 24, LSCPU: 16, BECPU: 4.8, BEDemandCPU: 4.8, BatchCPU: []float64{6, 7.5}, NodeUtil: []float64{60, 40}, Migrations: 3, MigrationsSucceeded: 2, MigrationsFailed: 1, LSRunning: 6, BERunning: 2, BECompleted: 6, LSBreaches: 60},
 		},
 		Started: time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC),
 		Wall:    2 * time.Minute,
@@ -70,6 +70,9 @@ func TestSummarize(t *testing.T) {
 		BatchCPUHours: (10 + 22 + 13.5) / 6,
 		BECompleted:   6, PeakBERunning: 6, PeakBEPending: 2,
 		SuppressedMoments: 120, Evictions: 1, LSBreaches: 60,
+		// 80/20 around a mean of 50, then 60/40.
+		FirstHottest: 80, LastHottest: 60, FirstSpread: 30, LastSpread: 10,
+		Migrations: 3, MigrationsSucceeded: 2, MigrationsFailed: 1,
 	}
 	if diff := cmp.Diff(want, Summarize(r.Samples), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("Summarize (-want,+got):\n%s", diff)

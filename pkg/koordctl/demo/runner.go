@@ -21,15 +21,18 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -41,7 +44,10 @@ import (
 
 	configv1alpha1 "github.com/koord-dev/koord/apis/config/v1alpha1"
 	"github.com/koord-dev/koord/apis/extension"
+	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
+	koordinformers "github.com/koord-dev/koord/pkg/client/informers/externalversions"
+	schedlisters "github.com/koord-dev/koord/pkg/client/listers/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordctl/cluster"
 	"github.com/koord-dev/koord/pkg/sim"
 )
@@ -111,8 +117,12 @@ type runner struct {
 	// start is the simulated time of the scenario's start.
 	start time.Time
 
-	pods  corelisters.PodLister
-	nodes corelisters.NodeLister
+	pods       corelisters.PodLister
+	nodes      corelisters.NodeLister
+	migrations schedlisters.PodMigrationJobLister
+	// migrationPhases is the last phase seen of each PodMigrationJob of the scenario's pods, by UID: the
+	// descheduler deletes ended jobs after their TTL, and the samples count every job of the run.
+	migrationPhases map[types.UID]schedv1alpha1.PodMigrationJobPhase
 
 	lastTotal sim.Counters
 	// nodeNames are the names of the nodes in the order of the samples' BatchCPU.
@@ -132,7 +142,7 @@ func Run(ctx context.Context, s *Scenario, env Env, progress Progress) ([]string
 	if progress == nil {
 		progress = func(*Sample) {}
 	}
-	r := &runner{s: s, env: env}
+	r := &runner{s: s, env: env, migrationPhases: map[types.UID]schedv1alpha1.PodMigrationJobPhase{}}
 	if err := r.prepare(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -140,21 +150,24 @@ func Run(ctx context.Context, s *Scenario, env Env, progress Progress) ([]string
 	factory := informers.NewSharedInformerFactoryWithOptions(env.Kube, 0)
 	podFactory := informers.NewSharedInformerFactoryWithOptions(env.Kube, 0, informers.WithNamespace(s.Namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = LabelScenario + "=" + s.Name }))
+	koordFactory := koordinformers.NewSharedInformerFactory(env.Koord, 0)
 	r.nodes = factory.Core().V1().Nodes().Lister()
 	r.pods = podFactory.Core().V1().Pods().Lister()
+	r.migrations = koordFactory.Scheduling().V1alpha1().PodMigrationJobs().Lister()
 	factory.Start(ctx.Done())
 	podFactory.Start(ctx.Done())
+	koordFactory.Start(ctx.Done())
 	defer factory.Shutdown()
 	defer podFactory.Shutdown()
+	defer koordFactory.Shutdown()
 	defer cancel()
-	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return nil, nil, fmt.Errorf("cache of %v did not sync: %w", typ, context.Cause(ctx))
-		}
-	}
-	for typ, ok := range podFactory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return nil, nil, fmt.Errorf("cache of %v did not sync: %w", typ, context.Cause(ctx))
+	for _, synced := range []map[reflect.Type]bool{
+		factory.WaitForCacheSync(ctx.Done()), podFactory.WaitForCacheSync(ctx.Done()), koordFactory.WaitForCacheSync(ctx.Done()),
+	} {
+		for typ, ok := range synced {
+			if !ok {
+				return nil, nil, fmt.Errorf("cache of %v did not sync: %w", typ, context.Cause(ctx))
+			}
 		}
 	}
 	r.nodeNames = env.Nodes
@@ -325,12 +338,25 @@ func (r *runner) apply(ctx context.Context, a Action) {
 		if err != nil {
 			logger.Error(err, "Could not encode the usage of a service", "service", svc.Name)
 		}
+		// The pods first, named <service>-<i> and some bound to their initial nodes; then the ReplicaSet, which
+		// adopts them and replaces those lost (a surplus it made before it saw them, it deletes unscheduled
+		// first).
+		initial := r.nodeNames[:min(svc.InitialNodes, len(r.nodeNames))]
 		pods := make([]*corev1.Pod, svc.Replicas)
 		for i := range pods {
 			pods[i] = r.servicePod(svc, fmt.Sprintf("%s-%d", svc.Name, i), annotation)
+			if len(initial) > 0 {
+				pods[i].Spec.NodeName = initial[i%len(initial)]
+			}
 		}
 		created := r.create(ctx, pods)
-		logger.V(2).Info("Started a service", "service", svc.Name, "pods", created, "replicas", svc.Replicas)
+		rs := r.replicaSet(svc, annotation)
+		if _, err := r.env.Kube.AppsV1().ReplicaSets(r.s.Namespace).Create(ctx, rs, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			if ctx.Err() == nil {
+				logger.Error(err, "Could not create the ReplicaSet of a service", "replicaSet", klog.KObj(rs))
+			}
+		}
+		logger.V(2).Info("Started a service", "service", svc.Name, "pods", created, "replicas", svc.Replicas, "initialNodes", len(initial))
 	case ActionStartJob:
 		job := &r.s.Jobs[a.Index]
 		annotation, err := r.s.UsageAnnotation(job.Usage, r.start)
@@ -387,6 +413,25 @@ func (r *runner) servicePod(svc *Service, name, usage string) *corev1.Pod {
 	pod.Labels[extension.LabelPodQoS] = string(extension.QoSLS)
 	pod.Spec.PriorityClassName = string(extension.PriorityProd)
 	return pod
+}
+
+// replicaSet returns the ReplicaSet of svc: its pods' selector and template, so that it adopts the pods the
+// service starts with and koord-descheduler's migrations have a workload to bound (maxUnavailablePerWorkload)
+// and to place a replacement for.
+func (r *runner) replicaSet(svc *Service, usage string) *appsv1.ReplicaSet {
+	tmpl := r.servicePod(svc, "", usage)
+	tmpl.Namespace = ""
+	return &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: svc.Name, Namespace: r.s.Namespace,
+			Labels: map[string]string{LabelScenario: r.s.Name, LabelWorkload: svc.Name},
+		},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas: ptr.To(int32(svc.Replicas)),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelScenario: r.s.Name, LabelWorkload: svc.Name}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: tmpl.ObjectMeta, Spec: tmpl.Spec},
+		},
+	}
 }
 
 // jobPod returns pod name of a run of job: koord-batch, labelled for the scenario's ClusterColocationProfile,
@@ -473,6 +518,18 @@ func (r *runner) sample() Sample {
 		s.BECPU += n.Last.BECPU
 		s.BEDemandCPU += n.Last.BEDemandCPU
 	}
+	util := make(map[string]float64, len(snap.Nodes))
+	for _, n := range snap.Nodes {
+		util[n.Name] = percent(n.Last.NodeCPU, n.CPUCapacity)
+	}
+	s.NodeUtil = make([]float64, len(r.nodeNames))
+	for i, name := range r.nodeNames {
+		s.NodeUtil[i] = math.NaN()
+		if u, ok := util[name]; ok {
+			s.NodeUtil[i] = u
+		}
+	}
+	s.Migrations, s.MigrationsSucceeded, s.MigrationsFailed = r.countMigrations()
 	s.BatchCPU = make([]float64, len(r.nodeNames))
 	for i, name := range r.nodeNames {
 		s.BatchCPU[i] = math.NaN()
@@ -506,4 +563,26 @@ func (r *runner) sample() Sample {
 	s.LSBreaches = t.LSThresholdBreaches - r.lastTotal.LSThresholdBreaches
 	r.lastTotal = t
 	return s
+}
+
+// countMigrations records the phase of each PodMigrationJob of the scenario's pods in the cache and returns how
+// many the run has had, and how many of them succeeded and failed (or were aborted).
+func (r *runner) countMigrations() (total, succeeded, failed int) {
+	jobs, _ := r.migrations.List(labels.Everything())
+	for _, j := range jobs {
+		if j.Spec.PodRef == nil || j.Spec.PodRef.Namespace != r.s.Namespace {
+			continue
+		}
+		r.migrationPhases[j.UID] = j.Status.Phase
+	}
+	for _, phase := range r.migrationPhases {
+		total++
+		switch phase {
+		case schedv1alpha1.PodMigrationJobSucceeded:
+			succeeded++
+		case schedv1alpha1.PodMigrationJobFailed, schedv1alpha1.PodMigrationJobAborted:
+			failed++
+		}
+	}
+	return total, succeeded, failed
 }

@@ -26,10 +26,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/koord-dev/koord/apis/extension"
+	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	schedlisters "github.com/koord-dev/koord/pkg/client/listers/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordctl/cluster"
 	"github.com/koord-dev/koord/pkg/sim"
 )
@@ -80,6 +84,18 @@ func TestSample(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	migrations := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	for _, j := range []*schedv1alpha1.PodMigrationJob{
+		testMigration("running", DefaultNamespace, schedv1alpha1.PodMigrationJobRunning),
+		testMigration("succeeded", DefaultNamespace, schedv1alpha1.PodMigrationJobSucceeded),
+		testMigration("failed", DefaultNamespace, schedv1alpha1.PodMigrationJobFailed),
+		testMigration("aborted", DefaultNamespace, schedv1alpha1.PodMigrationJobAborted),
+		testMigration("elsewhere", "other", schedv1alpha1.PodMigrationJobSucceeded),
+	} {
+		if err := migrations.Add(j); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s := &Scenario{Namespace: DefaultNamespace}
 	fs := &fakeSim{snap: sim.Snapshot{
 		Time: start.Add(90 * time.Minute),
@@ -92,12 +108,16 @@ func TestSample(t *testing.T) {
 	r := &runner{
 		s: s, env: Env{Sim: fs}, start: start,
 		nodes: corelisters.NewNodeLister(nodes), pods: corelisters.NewPodLister(pods),
-		nodeNames: []string{"n0", "n1"},
+		migrations: schedlisters.NewPodMigrationJobLister(migrations), migrationPhases: map[types.UID]schedv1alpha1.PodMigrationJobPhase{},
+		// n2 is not simulated.
+		nodeNames: []string{"n0", "n1", "n2"},
 		lastTotal: sim.Counters{SuppressedMoments: 100, Evictions: 1, LSThresholdBreaches: 7},
 	}
 	want := Sample{
 		Elapsed: 90 * time.Minute, SimTime: start.Add(90 * time.Minute), Nodes: 2, CPUCapacity: 64,
-		NodeCPU: 18, LSCPU: 12.4, BECPU: 2.4, BEDemandCPU: 3, BatchCPU: []float64{12.5, math.NaN()},
+		NodeCPU: 18, LSCPU: 12.4, BECPU: 2.4, BEDemandCPU: 3, BatchCPU: []float64{12.5, math.NaN(), math.NaN()},
+		NodeUtil:   []float64{31.25, 25, math.NaN()},
+		Migrations: 4, MigrationsSucceeded: 1, MigrationsFailed: 2,
 		LSRunning: 1, BERunning: 2, BEPending: 1, BECompleted: 1,
 		Suppressed: 200, Evictions: 2, LSBreaches: 0,
 	}
@@ -110,6 +130,55 @@ func TestSample(t *testing.T) {
 	// The next sample counts from this one.
 	if got := r.sample(); got.Suppressed != 0 || got.Evictions != 0 {
 		t.Errorf("a second sample without new events counted %d suppressed moments and %d evictions", got.Suppressed, got.Evictions)
+	}
+	// A job the descheduler deletes after its TTL still counts, in its last phase seen; the running one ends.
+	for _, name := range []string{"succeeded", "failed"} {
+		if err := migrations.Delete(testMigration(name, DefaultNamespace, "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := migrations.Update(testMigration("running", DefaultNamespace, schedv1alpha1.PodMigrationJobSucceeded)); err != nil {
+		t.Fatal(err)
+	}
+	got = r.sample()
+	if diff := cmp.Diff([]int{4, 2, 2}, []int{got.Migrations, got.MigrationsSucceeded, got.MigrationsFailed}); diff != "" {
+		t.Errorf("migrations, succeeded, failed after deletions (-want,+got):\n%s", diff)
+	}
+}
+
+// testMigration returns a PodMigrationJob, UID its name, of a pod in namespace.
+func testMigration(name, namespace string, phase schedv1alpha1.PodMigrationJobPhase) *schedv1alpha1.PodMigrationJob {
+	return &schedv1alpha1.PodMigrationJob{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(name)},
+		Spec:       schedv1alpha1.PodMigrationJobSpec{PodRef: &corev1.ObjectReference{Namespace: namespace, Name: "pod-" + name}},
+		Status:     schedv1alpha1.PodMigrationJobStatus{Phase: phase},
+	}
+}
+
+// TestReplicaSet: a service is a ReplicaSet whose selector picks its pods, named <service>-<i> by the runner,
+// and whose template is the service pod without a node.
+func TestReplicaSet(t *testing.T) {
+	s, err := Load([]byte(validScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{s: s, env: Env{Speed: 60}}
+	rs := r.replicaSet(&s.Services[0], `{"cpu":{"type":"constant","value":"1"}}`)
+	selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := r.servicePod(&s.Services[0], "web-0", "")
+	got := []any{rs.Name, rs.Namespace, *rs.Spec.Replicas, selector.Matches(labels.Set(pod.Labels)),
+		selector.Matches(labels.Set(rs.Spec.Template.Labels)), rs.Spec.Template.Spec.NodeName,
+		rs.Spec.Template.Annotations[sim.AnnotationUsage], rs.Spec.Template.Labels[extension.LabelPodQoS]}
+	want := []any{"web", s.Namespace, int32(s.Services[0].Replicas), true, true, "", `{"cpu":{"type":"constant","value":"1"}}`, "LS"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ReplicaSet (-want,+got):\n%s", diff)
+	}
+	other := r.servicePod(&Service{Name: "web-canary", Requests: s.Services[0].Requests}, "web-canary-0", "")
+	if selector.Matches(labels.Set(other.Labels)) {
+		t.Errorf("the ReplicaSet of web selects the pods of service web-canary")
 	}
 }
 

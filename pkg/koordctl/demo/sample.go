@@ -42,6 +42,12 @@ type Sample struct {
 	// BatchCPU is kubernetes.io/batch-cpu in each node's status.allocatable, in the report's node order; NaN
 	// for a node without it.
 	BatchCPU []float64
+	// NodeUtil is each node's CPU usage in percent of its capacity, in the report's node order; NaN for a node
+	// the agents do not simulate.
+	NodeUtil []float64
+	// Migrations counts the PodMigrationJobs of the scenario's pods seen so far; MigrationsSucceeded and
+	// MigrationsFailed those of them that ended Succeeded, and Failed or Aborted.
+	Migrations, MigrationsSucceeded, MigrationsFailed int
 	// LSRunning counts the Running pods that are not BE.
 	LSRunning int
 	// BERunning counts the Running BE pods.
@@ -74,6 +80,50 @@ func (s *Sample) BatchCPUTotal() float64 {
 	return t
 }
 
+// HottestNode returns the highest NodeUtil, NaN when there is none.
+func (s *Sample) HottestNode() float64 {
+	v := math.NaN()
+	for _, u := range s.NodeUtil {
+		if !math.IsNaN(u) && (math.IsNaN(v) || u > v) {
+			v = u
+		}
+	}
+	return v
+}
+
+// CoolestNode returns the lowest NodeUtil, NaN when there is none.
+func (s *Sample) CoolestNode() float64 {
+	v := math.NaN()
+	for _, u := range s.NodeUtil {
+		if !math.IsNaN(u) && (math.IsNaN(v) || u < v) {
+			v = u
+		}
+	}
+	return v
+}
+
+// NodeSpread returns the population standard deviation of NodeUtil, in percentage points: how unevenly the
+// nodes are loaded. NaN when there is no node.
+func (s *Sample) NodeSpread() float64 {
+	var sum, n float64
+	for _, u := range s.NodeUtil {
+		if !math.IsNaN(u) {
+			sum += u
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	mean, sq := sum/n, 0.0
+	for _, u := range s.NodeUtil {
+		if !math.IsNaN(u) {
+			sq += (u - mean) * (u - mean)
+		}
+	}
+	return math.Sqrt(sq / n)
+}
+
 // percent returns part of whole in percent; NaN when whole is not above zero.
 func percent(part, whole float64) float64 {
 	if !(whole > 0) {
@@ -104,6 +154,11 @@ type Summary struct {
 	BECompleted, PeakBERunning, PeakBEPending int
 	// SuppressedMoments, Evictions and LSBreaches are the counters over the run.
 	SuppressedMoments, Evictions, LSBreaches int64
+	// FirstSpread and LastSpread are NodeSpread at the first and the last sample; FirstHottest and LastHottest
+	// HottestNode there.
+	FirstSpread, LastSpread, FirstHottest, LastHottest float64
+	// Migrations, MigrationsSucceeded and MigrationsFailed are the PodMigrationJobs over the run.
+	Migrations, MigrationsSucceeded, MigrationsFailed int
 }
 
 // Summarize computes the summary of samples. Integrals weigh each sample by the time to the next one (the
@@ -114,7 +169,11 @@ func Summarize(samples []Sample) Summary {
 	if len(samples) == 0 {
 		return s
 	}
-	s.Simulated = samples[len(samples)-1].Elapsed
+	first, last := &samples[0], &samples[len(samples)-1]
+	s.Simulated = last.Elapsed
+	s.FirstSpread, s.LastSpread = first.NodeSpread(), last.NodeSpread()
+	s.FirstHottest, s.LastHottest = first.HottestNode(), last.HottestNode()
+	s.Migrations, s.MigrationsSucceeded, s.MigrationsFailed = last.Migrations, last.MigrationsSucceeded, last.MigrationsFailed
 	s.PeakUtilWith, s.PeakUtilWithout = math.Inf(-1), math.Inf(-1)
 	var n int
 	for i := range samples {

@@ -110,6 +110,28 @@ type ClusterSpec struct {
 	ReportInterval *metav1.Duration `json:"reportInterval,omitempty"`
 	// SimFeatureGates sets koordlet feature gates of the simulated node agents, e.g. BEMemoryEvict: true.
 	SimFeatureGates map[string]bool `json:"simFeatureGates,omitempty"`
+	// AggregateDuration is metricAggregateDurationSeconds: the window, in simulated time, over which each node
+	// averages the usage it reports; the shipped 5m when unset.
+	AggregateDuration *metav1.Duration `json:"aggregateDuration,omitempty"`
+	// Descheduler configures koord-descheduler; as `koordctl up` runs it (the shipped configuration with
+	// LowNodeLoad on) when unset.
+	Descheduler *DeschedulerSpec `json:"descheduler,omitempty"`
+}
+
+// DeschedulerSpec configures the scenario's koord-descheduler.
+type DeschedulerSpec struct {
+	// LowNodeLoad enables LowNodeLoad at the balance extension point of every profile, as `koordctl up
+	// --descheduler-low-node-load` does; true when unset.
+	LowNodeLoad *bool `json:"lowNodeLoad,omitempty"`
+	// Config is a DeschedulerConfiguration object used instead of the shipped
+	// config/descheduler/koord-descheduler-config.yaml, e.g. with a shorter deschedulingInterval for a fast
+	// scenario; the cluster sets its kubeconfig and addresses as for --descheduler-config.
+	Config json.RawMessage `json:"config,omitempty"`
+}
+
+// LowNodeLoadEnabled reports whether the scenario's descheduler runs LowNodeLoad: unless it says false.
+func (c *ClusterSpec) LowNodeLoadEnabled() bool {
+	return c.Descheduler == nil || c.Descheduler.LowNodeLoad == nil || *c.Descheduler.LowNodeLoad
 }
 
 // ReportIntervalOrDefault returns ReportInterval, or DefaultReportInterval(Nodes) when it is unset. The default
@@ -141,6 +163,10 @@ type Service struct {
 	// Usage is each pod's usage over time (the sim.koord.dev/usage annotation); a share of the requests when
 	// unset.
 	Usage *Usage `json:"usage,omitempty"`
+	// InitialNodes, when above zero, binds the service's pods to the first InitialNodes nodes at the start,
+	// round robin and without the scheduler: the skew a cluster drifts into, for koord-descheduler to correct.
+	// The pods the ReplicaSet creates later, such as a migration's replacements, are scheduled as usual.
+	InitialNodes int `json:"initialNodes,omitempty"`
 }
 
 // Job is a batch workload that arrives at Arrival (and again every Every, when set): each arrival is a run of
@@ -328,6 +354,7 @@ func ValidateScenario(path *field.Path, s *Scenario) field.ErrorList {
 		}
 		errs = append(errs, validateResources(sp.Child("requests"), &svc.Requests)...)
 		errs = append(errs, validateUsage(sp.Child("usage"), svc.Usage)...)
+		errs = append(errs, validateInitialNodes(sp.Child("initialNodes"), svc, &s.Cluster)...)
 	}
 	for i := range s.Jobs {
 		jp := path.Child("jobs").Index(i)
@@ -372,9 +399,48 @@ func validateCluster(path *field.Path, c *ClusterSpec) field.ErrorList {
 	if ri := c.ReportInterval; ri != nil && (ri.Duration < time.Second || ri.Duration%time.Second != 0) {
 		errs = append(errs, field.Invalid(path.Child("reportInterval"), ri.Duration.String(), "must be a whole number of seconds, at least 1s"))
 	}
+	if ad := c.AggregateDuration; ad != nil && (ad.Duration < time.Second || ad.Duration%time.Second != 0) {
+		errs = append(errs, field.Invalid(path.Child("aggregateDuration"), ad.Duration.String(), "must be a whole number of seconds, at least 1s"))
+	}
+	if d := c.Descheduler; d != nil && len(d.Config) > 0 {
+		if _, err := cluster.DeschedulerConfig(d.Config, "", "127.0.0.1:0", c.LowNodeLoadEnabled()); err != nil {
+			errs = append(errs, field.Invalid(path.Child("descheduler", "config"), field.OmitValueType{}, err.Error()))
+		}
+	}
 	if len(c.SimFeatureGates) > 0 {
 		if _, err := simFeatures(c.SimFeatureGates); err != nil {
 			errs = append(errs, field.Invalid(path.Child("simFeatureGates"), c.SimFeatureGates, err.Error()))
+		}
+	}
+	return errs
+}
+
+// validateInitialNodes checks that a service's initial nodes exist and that its pods fit on them by their
+// requests: with ceil(replicas / initialNodes) pods on the fullest.
+func validateInitialNodes(path *field.Path, svc *Service, c *ClusterSpec) field.ErrorList {
+	n := svc.InitialNodes
+	switch {
+	case n == 0:
+		return nil
+	case n < 0 || n > c.Nodes:
+		return field.ErrorList{field.Invalid(path, n, fmt.Sprintf("must be 0 (scheduled as usual) to the %d nodes of the cluster", c.Nodes))}
+	}
+	perNode := int64((svc.Replicas + n - 1) / n)
+	var errs field.ErrorList
+	for _, r := range []struct {
+		name           string
+		request, alloc *resource.Quantity
+	}{
+		{"cpu", &svc.Requests.CPU, c.NodeCPU},
+		{"memory", &svc.Requests.Memory, c.NodeMemory},
+	} {
+		if r.alloc == nil || r.request.Sign() <= 0 {
+			continue
+		}
+		need := r.request.DeepCopy()
+		need.Mul(perNode)
+		if need.Cmp(*r.alloc) > 0 {
+			errs = append(errs, field.Invalid(path, n, fmt.Sprintf("%d pods a node request %s %s, more than a node's %s", perNode, need.String(), r.name, r.alloc.String())))
 		}
 	}
 	return errs

@@ -162,6 +162,37 @@ jobs:
 			tc:   "name: x\ncluster: {nodes: 1, speed: 1}\nduration: 1h\n",
 			want: []string{"services: Required value: at least one service or job"},
 		},
+		"initial nodes beyond the cluster": {
+			tc:   strings.Replace(validScenario, "replicas: 6\n", "replicas: 6\n    initialNodes: 4\n", 1),
+			want: []string{"services[0].initialNodes: Invalid value: 4: must be 0 (scheduled as usual) to the 3 nodes of the cluster"},
+		},
+		"initial nodes too small for the pods": {
+			// 6 pods of 4 cores and 8Gi on one node of 16 cores and 32Gi.
+			tc: strings.Replace(strings.Replace(validScenario, "replicas: 6\n", "replicas: 6\n    initialNodes: 1\n", 1),
+				"nodes: 3\n", "nodes: 3\n  nodeCPU: \"16\"\n  nodeMemory: 32Gi\n", 1),
+			want: []string{"services[0].initialNodes: Invalid value: 1: 6 pods a node request 24 cpu, more than a node's 16",
+				"6 pods a node request 48Gi memory, more than a node's 32Gi"},
+		},
+		"bad aggregate duration and descheduler config": {
+			tc: strings.Replace(validScenario, "speed: 1800\n",
+				"speed: 1800\n  aggregateDuration: 1500ms\n  descheduler:\n    config: {apiVersion: descheduler/v1alpha2, kind: KubeSchedulerConfiguration}\n", 1),
+			want: []string{`cluster.aggregateDuration: Invalid value: "1.5s": must be a whole number of seconds`,
+				`cluster.descheduler.config: Invalid value: descheduler configuration: kind is "KubeSchedulerConfiguration", want DeschedulerConfiguration`},
+		},
+		"invalid descheduler arguments": {
+			tc: strings.Replace(validScenario, "speed: 1800\n", `speed: 1800
+  descheduler:
+    config:
+      apiVersion: descheduler/v1alpha2
+      kind: DeschedulerConfiguration
+      profiles:
+      - name: p
+        pluginConfig:
+        - name: LowNodeLoad
+          args: {apiVersion: descheduler/v1alpha2, kind: LowNodeLoadArgs, lowThresholds: {cpu: 90}, highThresholds: {cpu: 80}}
+`, 1),
+			want: []string{"cluster.descheduler.config: Invalid value:", "lowThresholds"},
+		},
 		"too many samples": {
 			tc:   strings.Replace(validScenario, "sampleInterval: 10m", "sampleInterval: 1s", 1),
 			want: []string{"sampleInterval: Invalid value: \"1s\": gives 14400 samples over 4h0m0s, at most 10000"},
@@ -218,6 +249,10 @@ func TestFlagsLoadScenario(t *testing.T) {
 	if err := os.WriteFile(file, []byte(validScenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	initialFile := filepath.Join(dir, "initial.yaml")
+	if err := os.WriteFile(initialFile, []byte(strings.Replace(validScenario, "replicas: 6\n", "replicas: 6\n    initialNodes: 2\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	flags := func(change func(*Flags)) Flags {
 		f := NewFlags()
 		change(f)
@@ -247,6 +282,19 @@ func TestFlagsLoadScenario(t *testing.T) {
 		"bad overrides": {
 			tc:         flags(func(f *Flags) { f.Scenario, f.ReportDir, f.Nodes, f.Speed = file, "", -1, 5000 }),
 			wantErrSub: "--speed: 5000 is outside (0, 3600]; 0 keeps the scenario's\n--nodes: -1 is outside 1..10000; 0 keeps the scenario's\n--report-dir: must not be empty",
+		},
+		"built in, by name": {tc: flags(func(f *Flags) { f.Scenario = "hot-nodes" }), wantNodes: 10, wantSpeed: 60, wantReport: time.Second},
+		"built in, by file name": {
+			tc:        flags(func(f *Flags) { f.Scenario = "colocation-day.yaml" }),
+			wantNodes: 12, wantSpeed: 720, wantReport: time.Second,
+		},
+		"neither a file nor a built-in scenario": {
+			tc:         flags(func(f *Flags) { f.Scenario = "no-such-day" }),
+			wantErrSub: "(built-in scenarios: colocation-day, hot-nodes)",
+		},
+		"--nodes below a service's initial nodes": {
+			tc:         flags(func(f *Flags) { f.Scenario, f.Nodes = initialFile, 1 }),
+			wantErrSub: "--nodes 1: services[0].initialNodes: Invalid value: 2: must be 0 (scheduled as usual) to the 1 nodes of the cluster",
 		},
 		"missing file": {
 			tc:         flags(func(f *Flags) { f.Scenario = filepath.Join(dir, "nope.yaml") }),
@@ -308,6 +356,51 @@ func TestDefaultReportInterval(t *testing.T) {
 			spec.ReportInterval = &metav1.Duration{Duration: 7 * time.Second}
 			if got := spec.ReportIntervalOrDefault(); got != 7*time.Second {
 				t.Errorf("ReportIntervalOrDefault with 7s set = %v, want 7s", got)
+			}
+		})
+	}
+}
+
+// TestClusterOptionsDescheduler: the scenario's descheduler settings and aggregation window reach the cluster.
+func TestClusterOptionsDescheduler(t *testing.T) {
+	tests := map[string]struct {
+		tc              string
+		wantLowNodeLoad bool
+		wantConfig      bool
+		wantAggregate   time.Duration
+	}{
+		"unset: as koordctl up": {tc: validScenario, wantLowNodeLoad: true},
+		"LowNodeLoad off": {
+			tc: strings.Replace(validScenario, "speed: 1800\n", "speed: 1800\n  descheduler: {lowNodeLoad: false}\n", 1),
+		},
+		"own configuration and window": {
+			tc: strings.Replace(validScenario, "speed: 1800\n", `speed: 1800
+  aggregateDuration: 2m
+  descheduler:
+    config: {apiVersion: descheduler/v1alpha2, kind: DeschedulerConfiguration, deschedulingInterval: 2s, profiles: [{name: p}]}
+`, 1),
+			wantLowNodeLoad: true, wantConfig: true, wantAggregate: 2 * time.Minute,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s, err := Load([]byte(tc.tc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts, err := NewFlags().ClusterOptions(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := []any{opts.DeschedulerLowNodeLoad, len(opts.DeschedulerConfigData) > 0, opts.AggregateDuration}
+			if diff := cmp.Diff([]any{tc.wantLowNodeLoad, tc.wantConfig, tc.wantAggregate}, got); diff != "" {
+				t.Errorf("LowNodeLoad, own configuration, aggregate duration (-want,+got):\n%s", diff)
+			}
+			if tc.wantConfig {
+				// The data is what the cluster adapts: it must load as a descheduler configuration.
+				if _, err := cluster.DeschedulerConfig(opts.DeschedulerConfigData, "", "127.0.0.1:0", opts.DeschedulerLowNodeLoad); err != nil {
+					t.Errorf("the configuration passed on does not load: %v", err)
+				}
 			}
 		})
 	}
