@@ -69,10 +69,23 @@ type SLOCfg struct {
 //     Each is a float ratio: "0.7" means 70 %. The percentage is truncated to an integer as Koordinator does,
 //     without its float artefacts ("0.29" is 29 %, not 28 %).
 //
+// The cluster strategy's enable is the master switch, as in Koordinator: unless it is true, Enable is false
+// whatever a node config or the annotation says, so that no node gets batch or mid resources while colocation is
+// off for the cluster.
+//
 // An annotation that does not parse or validate is ignored as a whole, and a label that does not parse or is out
 // of range is ignored; each such problem is reported in the returned error (an *extension.AnnotationError or
 // *extension.LabelError, joined) while everything else still applies.
 func ColocationStrategyForNode(cfg *ColocationCfg, node *corev1.Node) (ColocationStrategy, error) {
+	strategy, err := colocationStrategyForNode(cfg, node)
+	if cfg == nil || !ptr.Deref(cfg.Enable, false) {
+		strategy.Enable = ptr.To(false)
+	}
+	return strategy, err
+}
+
+// colocationStrategyForNode is ColocationStrategyForNode without the master switch.
+func colocationStrategyForNode(cfg *ColocationCfg, node *corev1.Node) (ColocationStrategy, error) {
 	defaults := DefaultColocationStrategy()
 	var cluster, matched *ColocationStrategy
 	if cfg != nil {

@@ -118,6 +118,25 @@ func TestColocationStrategyForNode(t *testing.T) {
 			wantErr:     `annotation "node.koordinator.sh/colocation-strategy": field "cpuReclaimThresholdPercent": cannot decode string as int64`,
 			wantErrType: &extension.AnnotationError{Key: extension.AnnotationNodeColocationStrategy},
 		},
+		"cluster switch off: a node config's enable does not turn colocation on": {
+			cfg:  `{"enable": false, "nodeConfigs": [{"name": "big", "nodeSelector": {"matchLabels": {"pool": "big"}}, "enable": true}]}`,
+			node: testNode(map[string]string{"pool": "big"}, nil),
+			want: DefaultColocationStrategy(),
+		},
+		"cluster switch unset: neither does the annotation": {
+			cfg:  `{"cpuReclaimThresholdPercent": 70}`,
+			node: testNode(nil, map[string]string{extension.AnnotationNodeColocationStrategy: `{"enable": true}`}),
+			want: withDefaults(func(s *ColocationStrategy) { s.CPUReclaimThresholdPercent = ptr.To[int64](70) }),
+		},
+		"no configuration: the annotation does not turn colocation on": {
+			node: testNode(nil, map[string]string{extension.AnnotationNodeColocationStrategy: `{"enable": true, "cpuReclaimThresholdPercent": 50}`}),
+			want: withDefaults(func(s *ColocationStrategy) { s.CPUReclaimThresholdPercent = ptr.To[int64](50) }),
+		},
+		"cluster switch on: a node config turns it off for its nodes": {
+			cfg:  `{"enable": true, "nodeConfigs": [{"name": "off", "nodeSelector": {"matchLabels": {"pool": "off"}}, "enable": false}]}`,
+			node: testNode(map[string]string{"pool": "off"}, nil),
+			want: DefaultColocationStrategy(),
+		},
 		"annotation with an unknown field is ignored": {
 			node:    testNode(nil, map[string]string{extension.AnnotationNodeColocationStrategy: `{"enable": true, "cpuReclaim": 5}`}),
 			want:    DefaultColocationStrategy(),

@@ -757,17 +757,19 @@ func TestNodeResourceRestartWithBrokenConfig(t *testing.T) {
 }
 
 // TestNodeResourceColocationDisabled checks that turning colocation off in colocation-config removes the batch
-// and mid resources from nodes that have them.
+// and mid resources from nodes that have them, also from a node whose node config says enable: true: the
+// cluster's enable is the master switch.
 func TestNodeResourceColocationDisabled(t *testing.T) {
 	const enabled = `{"enable":true,"cpuReclaimThresholdPercent":65,"memoryReclaimThresholdPercent":65,` +
-		`"midReclaimMode":"static","midStaticCPUReservedPercent":10,"midStaticMemoryReservedPercent":10}`
+		`"midReclaimMode":"static","midStaticCPUReservedPercent":10,"midStaticMemoryReservedPercent":10,` +
+		`"nodeConfigs":[{"name":"force-on","nodeSelector":{"matchLabels":{"` + nrCaseLabel + `":"force-on"}},"enable":true}]}`
 	nrSetColocationConfig(t, enabled)
 	startManager(t, nrOptions(t))
 	ns := nrCreateNamespace(t)
 	name := "nr-disabled-" + utilrand.String(5)
 
 	// Batch 25000 / 33Gi (usage); mid static 100 × 10% = 10 → 10000, 120Gi × 10% = 12Gi.
-	nrSetupBaseNode(t, ns, name, nil, nil)
+	nrSetupBaseNode(t, ns, name, map[string]string{nrCaseLabel: "force-on"}, nil)
 	nrWaitForResources(t, name, map[corev1.ResourceName]int64{
 		extension.BatchCPU: 25000, extension.BatchMemory: nrGi(33), extension.MidCPU: 10000, extension.MidMemory: nrGi(12),
 	})
