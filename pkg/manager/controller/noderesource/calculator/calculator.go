@@ -237,8 +237,11 @@ func Calculate(in Input) Result {
 		r.Mid.Memory = max(min(percentOf(r.Memory.Capacity, s.midStaticMemoryPercent), r.Memory.MidThresholdCap), 0)
 		return r
 	}
+	// A missing prodReclaimableMetric degrades the mid tier; an empty one, which koordlet reports until it has a
+	// prediction, counts as nothing reclaimable, so the unallocated share (midUnallocatedPercent) is still
+	// offered, as in Koordinator.
 	reclaimable := in.NodeMetric.Status.ProdReclaimableMetric
-	if reclaimable == nil || reclaimable.Resource.ResourceList == nil {
+	if reclaimable == nil {
 		r.Mid = Tier{Reset: ResetProdReclaimableMissing, Message: "NodeMetric has no prodReclaimableMetric"}
 		return r
 	}

@@ -485,6 +485,18 @@ func TestCalculateMid(t *testing.T) {
 				r.Mid = Tier{CPU: 73000, Memory: 78e9}
 			},
 		},
+		"an empty prod reclaimable counts as none reclaimable; the unallocated share is still offered": {
+			// koordlet reports an empty prodReclaimableMetric until it has a prediction. 50%: 0 + 53 × 50% =
+			// 26.5 cores; 0 + 48G × 50% = 24G.
+			input: func(in *Input) {
+				in.NodeMetric.Status.ProdReclaimableMetric = &slov1alpha1.ReclaimableMetric{}
+				in.Strategy.MidUnallocatedPercent = ptr.To[int64](50)
+			},
+			want: func(r *Result) {
+				r.CPU.ProdReclaimable, r.Memory.ProdReclaimable = 0, 0
+				r.Mid = Tier{CPU: 26500, Memory: 24e9}
+			},
+		},
 		"missing prod reclaimable removes only the mid resources": {
 			input: func(in *Input) { in.NodeMetric.Status.ProdReclaimableMetric = nil },
 			want: func(r *Result) {
