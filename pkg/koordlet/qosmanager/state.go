@@ -157,6 +157,13 @@ func PodQoS(pod *corev1.Pod) extension.QoSClass {
 	return extension.GetPodQoSClassWithDefault(pod)
 }
 
+// LabelledBE reports whether pod is BE by its koordinator.sh/qosClass label, not by default: the pods koordlet's
+// BE evictions may choose, as in Koordinator, so that an unlabelled Kubernetes BestEffort pod (a debugging pod,
+// say), which is BE for suppression, is never evicted for batch pressure.
+func LabelledBE(pod *corev1.Pod) bool {
+	return extension.GetPodQoSClassRaw(pod) == extension.QoSBE
+}
+
 // Container is a container of a pod that has a cgroup: its spec and its status.
 type Container struct {
 	// Spec is the container in the pod spec.

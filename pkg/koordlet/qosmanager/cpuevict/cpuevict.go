@@ -208,7 +208,7 @@ func (s *Strategy) evict(ctx context.Context, st *qosmanager.State, current Samp
 	var candidates []Candidate
 	released := 0.0
 	for _, pod := range st.Pods {
-		if qosmanager.PodQoS(pod) != extension.QoSBE {
+		if !qosmanager.LabelledBE(pod) {
 			continue
 		}
 		req := batchCPURequest(pod)

@@ -132,7 +132,7 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 	var candidates []Candidate
 	released := int64(0)
 	for _, pod := range st.Pods {
-		if qosmanager.PodQoS(pod) != extension.QoSBE {
+		if !qosmanager.LabelledBE(pod) {
 			continue
 		}
 		mem, sampled := st.Latest(qosmanager.PodKey(pod.UID, corev1.ResourceMemory))

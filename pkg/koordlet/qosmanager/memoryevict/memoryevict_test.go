@@ -252,3 +252,25 @@ func TestPodsWithoutSamplesAreNotChosen(t *testing.T) {
 		t.Errorf("evicted pods (-want,+got):\n%s", diff)
 	}
 }
+
+// TestUnlabelledBestEffortPodsAreNotChosen: a Kubernetes BestEffort pod without the koordinator.sh/qosClass label
+// is BE for suppression but never evicted for memory pressure, as in Koordinator, even when it uses the most
+// memory at the lowest priority.
+func TestUnlabelledBestEffortPodsAreNotChosen(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	f := newFixture()
+	f.pods = append(f.pods, qostest.Pod("g", qostest.KubeQoS(corev1.PodQOSBestEffort)))
+	f.cache.Append(qosmanager.PodKey(qostest.UID("g"), corev1.ResourceMemory), qostest.Now, float64(4*gi))
+	ev := &qostest.Evictor{}
+	if err := New(ev).Run(ctx, f.state(true, qostest.Now)); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ev.Calls() {
+		got = append(got, e.Pod)
+	}
+	// As without pod g: d, then b.
+	if diff := cmp.Diff([]string{"default/d", "default/b"}, got); diff != "" {
+		t.Errorf("evicted pods (-want,+got):\n%s", diff)
+	}
+}
