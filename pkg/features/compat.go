@@ -51,7 +51,7 @@ var (
 		"ElasticQuotaIgnorePodOverhead", "ElasticQuotaGuaranteeUsage",
 		"ElasticQuotaEvaluationTransformPod", "DisableDefaultQuota",
 		"SupportParentQuotaSubmitPod", "EnableQuotaAdmission", "EnableQuotaAdmissionOnUpdate",
-		"EnableSyncGPUSharedResource", "ColocationProfileController", "ValidatePodDeviceResource",
+		"EnableSyncGPUSharedResource", "ValidatePodDeviceResource",
 		"EnablePodEnhancedValidator", "DisablePVCReservation", "PriorityTransformer", "PreemptionPolicyTransformer",
 		"ReplaceResourcesTransformer", "DisableExtendedResourceSpec", "DisableDeviceResourceSpec",
 		"BindingAdmissionWebhook",

@@ -61,6 +61,11 @@ const (
 	// share its own nodes (see scheduler.go).
 	// owner: koord-manager, koord-scheduler
 	MultiQuotaTree featuregate.Feature = "MultiQuotaTree"
+	// ColocationProfileController runs the colocationprofile controller, which applies
+	// ClusterColocationProfiles to running pods, as if --controllers named it: Koordinator's gate of the same
+	// name (alpha, off). --controllers=-colocationprofile still leaves it off.
+	// owner: koord-manager
+	ColocationProfileController featuregate.Feature = "ColocationProfileController"
 )
 
 // managerFeatures are the defaults of koord-manager's gates. Every webhook is on by default: Koordinator ships
@@ -75,6 +80,7 @@ var managerFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
 	ConfigMapValidatingWebhook:          {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 	ElasticQuotaEnableUpdateResourceKey: {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 	MultiQuotaTree:                      {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	ColocationProfileController:         {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 }
 
 // NewManagerGate returns a fresh gate set with koord-manager's features. Components create one in main and

@@ -194,10 +194,14 @@ func (o *Options) LogIgnoredFlags(logger logr.Logger) {
 }
 
 // EnabledControllers resolves --controllers into the controllers to run, in start order. "*" stands for
-// KnownControllers; the OptInControllers run only when named.
+// KnownControllers; the OptInControllers run only when named, or (colocationprofile) when the
+// ColocationProfileController gate is on, as in Koordinator; "-name" wins over both.
 func (o *Options) EnabledControllers() ([]string, error) {
 	all := allControllers()
 	enabled := map[string]bool{}
+	if o.FeatureGates != nil && o.FeatureGates.Enabled(features.ColocationProfileController) {
+		enabled[ControllerColocationProfile] = true
+	}
 	for _, raw := range o.Controllers {
 		name := strings.TrimSpace(raw)
 		switch {

@@ -28,28 +28,37 @@ import (
 func TestEnabledControllers(t *testing.T) {
 	tests := map[string]struct {
 		flag    string
+		gates   string
 		want    []string
 		wantErr string
 	}{
-		"all":                  {flag: "*", want: KnownControllers},
-		"all but one":          {flag: "*,-noderesource", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerQuotaProfile, ControllerDeviceResource}},
-		"one":                  {flag: "nodeslo", want: []string{ControllerNodeSLO}},
-		"start order":          {flag: "noderesource,nodemetric", want: []string{ControllerNodeMetric, ControllerNodeResource}},
-		"none":                 {flag: "", want: nil},
-		"unknown":              {flag: "*,nodeslos", wantErr: `unknown controller "nodeslos"`},
-		"opt-in off by *":      {flag: "*", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource, ControllerQuotaProfile, ControllerDeviceResource}},
-		"opt-in named":         {flag: "colocationprofile", want: []string{ControllerColocationProfile}},
-		"all plus opt-in":      {flag: "colocationprofile,*", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource, ControllerQuotaProfile, ControllerDeviceResource, ControllerColocationProfile}},
-		"opt-in removed":       {flag: "*,colocationprofile,-colocationprofile", want: KnownControllers},
-		"unknown lists opt-in": {flag: "colocationprofiles", wantErr: `(known: nodemetric, nodeslo, noderesource, quotaprofile, deviceresource, colocationprofile)`},
-		"unknown remove":       {flag: "*,-foo", wantErr: `unknown controller "foo"`},
+		"gate adds the opt-in": {flag: "*", gates: "ColocationProfileController=true",
+			want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource, ControllerQuotaProfile, ControllerDeviceResource, ControllerColocationProfile}},
+		"removing wins over the gate": {flag: "*,-colocationprofile", gates: "ColocationProfileController=true", want: KnownControllers},
+		"gate off":                    {flag: "*", gates: "ColocationProfileController=false", want: KnownControllers},
+		"all":                         {flag: "*", want: KnownControllers},
+		"all but one":                 {flag: "*,-noderesource", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerQuotaProfile, ControllerDeviceResource}},
+		"one":                         {flag: "nodeslo", want: []string{ControllerNodeSLO}},
+		"start order":                 {flag: "noderesource,nodemetric", want: []string{ControllerNodeMetric, ControllerNodeResource}},
+		"none":                        {flag: "", want: nil},
+		"unknown":                     {flag: "*,nodeslos", wantErr: `unknown controller "nodeslos"`},
+		"opt-in off by *":             {flag: "*", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource, ControllerQuotaProfile, ControllerDeviceResource}},
+		"opt-in named":                {flag: "colocationprofile", want: []string{ControllerColocationProfile}},
+		"all plus opt-in":             {flag: "colocationprofile,*", want: []string{ControllerNodeMetric, ControllerNodeSLO, ControllerNodeResource, ControllerQuotaProfile, ControllerDeviceResource, ControllerColocationProfile}},
+		"opt-in removed":              {flag: "*,colocationprofile,-colocationprofile", want: KnownControllers},
+		"unknown lists opt-in":        {flag: "colocationprofiles", wantErr: `(known: nodemetric, nodeslo, noderesource, quotaprofile, deviceresource, colocationprofile)`},
+		"unknown remove":              {flag: "*,-foo", wantErr: `unknown controller "foo"`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			o := DefaultOptions()
 			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 			o.AddFlags(fs)
-			if err := fs.Parse([]string{"--controllers=" + tc.flag}); err != nil {
+			args := []string{"--controllers=" + tc.flag}
+			if tc.gates != "" {
+				args = append(args, "--feature-gates="+tc.gates)
+			}
+			if err := fs.Parse(args); err != nil {
 				t.Fatal(err)
 			}
 			got, err := o.EnabledControllers()
