@@ -81,22 +81,21 @@ func (s *Sample) BatchCPUTotal() float64 {
 }
 
 // HottestNode returns the highest NodeUtil, NaN when there is none.
-func (s *Sample) HottestNode() float64 {
-	v := math.NaN()
-	for _, u := range s.NodeUtil {
-		if !math.IsNaN(u) && (math.IsNaN(v) || u > v) {
-			v = u
-		}
-	}
-	return v
-}
+func (s *Sample) HottestNode() float64 { return extreme(s.NodeUtil, math.Max) }
 
 // CoolestNode returns the lowest NodeUtil, NaN when there is none.
-func (s *Sample) CoolestNode() float64 {
+func (s *Sample) CoolestNode() float64 { return extreme(s.NodeUtil, math.Min) }
+
+// extreme folds the values that are not NaN with pick (math.Max or math.Min); NaN when there is none.
+func extreme(values []float64, pick func(a, b float64) float64) float64 {
 	v := math.NaN()
-	for _, u := range s.NodeUtil {
-		if !math.IsNaN(u) && (math.IsNaN(v) || u < v) {
+	for _, u := range values {
+		switch {
+		case math.IsNaN(u):
+		case math.IsNaN(v):
 			v = u
+		default:
+			v = pick(v, u)
 		}
 	}
 	return v

@@ -68,19 +68,17 @@ jobs:
 // timeout bounds the whole run: the cluster's start, the scenario and the stop.
 const timeout = 3 * time.Minute
 
-func TestDemoTinyScenario(t *testing.T) {
+// runDemo runs `koordctl demo` through the command's own code with f's scenario and speed, in a temporary
+// directory, within timeout, setting f's directories (f.ReportDir then holds the report), and returns its
+// output. It fails the test when the command fails.
+func runDemo(t *testing.T, f *demo.Flags) string {
+	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
 	tmp := t.TempDir()
 	binDir, err := testenv.LocalClusterBinDir(ctx, tmp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	scenario := filepath.Join(tmp, "tiny.yaml")
-	if err := os.WriteFile(scenario, []byte(tinyScenario), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f := demo.NewFlags()
-	f.Scenario = scenario
 	f.ReportDir = filepath.Join(tmp, "report")
 	f.BinDir = binDir
 	f.StateDir = filepath.Join(tmp, "state")
@@ -95,6 +93,17 @@ func TestDemoTinyScenario(t *testing.T) {
 	if err != nil {
 		t.Fatalf("koordctl demo: %v; logs in %s", err, filepath.Join(f.StateDir, cluster.LogDir))
 	}
+	return out.String()
+}
+
+func TestDemoTinyScenario(t *testing.T) {
+	scenario := filepath.Join(t.TempDir(), "tiny.yaml")
+	if err := os.WriteFile(scenario, []byte(tinyScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := demo.NewFlags()
+	f.Scenario = scenario
+	out := runDemo(t, f)
 
 	for _, name := range []string{demo.ReportHTML, demo.ReportCSV, demo.ReportScenario} {
 		if info, err := os.Stat(filepath.Join(f.ReportDir, name)); err != nil || info.Size() == 0 {
@@ -145,7 +154,7 @@ func TestDemoTinyScenario(t *testing.T) {
 	if n := strings.Count(string(html), "<svg "); n < 5 {
 		t.Errorf("report has %d charts, want at least 5", n)
 	}
-	if !strings.Contains(out.String(), "Report: ") {
+	if !strings.Contains(out, "Report: ") {
 		t.Errorf("the output names no report")
 	}
 }
@@ -155,29 +164,10 @@ func TestDemoTinyScenario(t *testing.T) {
 // by the end through PodMigrationJobs that succeeded, with the spread of node usage smaller than at the start
 // and every pod of the services running.
 func TestDemoHotNodes(t *testing.T) {
-	_, ctx := ktesting.NewTestContext(t)
-	tmp := t.TempDir()
-	binDir, err := testenv.LocalClusterBinDir(ctx, tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
 	f := demo.NewFlags()
 	f.Scenario = "hot-nodes"
 	f.Speed = 120
-	f.ReportDir = filepath.Join(tmp, "report")
-	f.BinDir = binDir
-	f.StateDir = filepath.Join(tmp, "state")
-	f.KubeconfigOut = ""
-
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var out strings.Builder
-	started := time.Now()
-	err = demo.RunCommand(ctx, f, &out, false)
-	t.Logf("koordctl demo took %s; output:\n%s", time.Since(started).Round(time.Second), out.String())
-	if err != nil {
-		t.Fatalf("koordctl demo: %v; logs in %s", err, filepath.Join(f.StateDir, cluster.LogDir))
-	}
+	runDemo(t, f)
 	rows := readCSV(t, filepath.Join(f.ReportDir, demo.ReportCSV))
 	if len(rows) < 2 {
 		t.Fatalf("%d samples, want about 60", len(rows))
