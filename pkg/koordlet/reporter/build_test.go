@@ -17,6 +17,7 @@ limitations under the License.
 package reporter
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -393,5 +394,60 @@ func TestBuildQuantityFormat(t *testing.T) {
 	got := []string{u.Cpu().String(), u.Memory().String(), s.PodsMetric[0].PodUsage.Memory().String()}
 	if diff := cmp.Diff([]string{"1500m", "2Gi", "100Mi"}, got); diff != "" {
 		t.Errorf("quantities (-want,+got):\n%s", diff)
+	}
+}
+
+// fakePredictor returns its values, or its error, and records the pods it was asked about.
+type fakePredictor struct {
+	reclaimable, peak corev1.ResourceList
+	err               error
+	gotPods           []string
+	gotNow            time.Time
+}
+
+func (f *fakePredictor) Predict(pods []*corev1.Pod, now time.Time) (corev1.ResourceList, corev1.ResourceList, error) {
+	for _, p := range pods {
+		f.gotPods = append(f.gotPods, p.Name)
+	}
+	f.gotNow = now
+	return f.reclaimable, f.peak, f.err
+}
+
+func TestBuildWithPredictor(t *testing.T) {
+	// Pod c has no samples: it is not reported, and the prediction does not cover it.
+	noSamples := pod("default", "c", "uid-c", map[string]string{extension.LabelPodPriorityClass: "koord-prod"})
+	tests := map[string]struct {
+		predictor       *fakePredictor
+		wantReclaimable *slov1alpha1.ReclaimableMetric
+		wantPeak        *slov1alpha1.PeakMetric
+	}{
+		"a prediction": {
+			predictor:       &fakePredictor{reclaimable: rm(3449, 9*gi).ResourceList, peak: rm(4551, 7*gi).ResourceList},
+			wantReclaimable: &slov1alpha1.ReclaimableMetric{Resource: rm(3449, 9*gi)},
+			wantPeak:        &slov1alpha1.PeakMetric{Resource: rm(4551, 7*gi)},
+		},
+		// As Koordinator reports a failed prediction: an empty prodReclaimableMetric, no prodPeakMetric.
+		"no prediction yet": {
+			predictor:       &fakePredictor{err: errors.New("no model of node item \"sys\"")},
+			wantReclaimable: &slov1alpha1.ReclaimableMetric{},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := New(nil, nodeName, standardSource(), nil, WithPredictor(tc.predictor))
+			s := r.Build(slov1alpha1.NodeMetricSpec{}, []*corev1.Pod{lsPodB, bePodA, noSamples}, now)
+			if diff := cmp.Diff(tc.wantReclaimable, s.ProdReclaimableMetric); diff != "" {
+				t.Errorf("prodReclaimableMetric (-want,+got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantPeak, s.ProdPeakMetric); diff != "" {
+				t.Errorf("prodPeakMetric (-want,+got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"b", "a"}, tc.predictor.gotPods); diff != "" {
+				t.Errorf("pods predicted for (-want,+got):\n%s", diff)
+			}
+			if !tc.predictor.gotNow.Equal(now) {
+				t.Errorf("predicted at %v, want %v", tc.predictor.gotNow, now)
+			}
+		})
 	}
 }

@@ -28,8 +28,10 @@ limitations under the License.
 //     resource as zero usage, so a window never carries one resource without the other.
 //   - podsMetric: every pod given that has both CPU and memory samples in the aggregate window, sorted by
 //     namespace and name, with its Koordinator priority class and QoS class.
-//   - prodReclaimableMetric: always present and empty (this agent predicts no reclaimable resources), as
-//     Koordinator reports it when its prediction is unavailable; prodPeakMetric is not reported.
+//   - prodReclaimableMetric and prodPeakMetric: the Predictor's prediction (package prediction) for the pods
+//     reported in podsMetric. Without a Predictor, or while it has no prediction, prodReclaimableMetric is
+//     present and empty and prodPeakMetric left out, as Koordinator reports them when its prediction fails;
+//     koord-manager counts an empty prodReclaimableMetric as nothing reclaimable.
 //   - updateTime: the time of the report.
 //
 // Memory is counted per nodeMemoryCollectPolicy: usageWithoutPageCache (the default) reads the memory series,

@@ -55,6 +55,13 @@ type Inputs interface {
 	Pods() []*corev1.Pod
 }
 
+// Predictor predicts the node's prod reclaimable resources and prod peak (the NodeMetric's prodReclaimableMetric
+// and prodPeakMetric) for the pods the report has usage for, at now; an error means no prediction.
+// *prediction.Server satisfies it.
+type Predictor interface {
+	Predict(pods []*corev1.Pod, now time.Time) (reclaimable, peak corev1.ResourceList, err error)
+}
+
 // DefaultWarmUp is how long Run waits before its first report, so that the collector has rates to report.
 const DefaultWarmUp = 5 * time.Second
 
@@ -77,6 +84,12 @@ func WithStampClock(c clock.PassiveClock) Option {
 	return func(r *Reporter) { r.stamp = c }
 }
 
+// WithPredictor fills prodReclaimableMetric and prodPeakMetric from p; without it, or while p has no
+// prediction, prodReclaimableMetric is empty and prodPeakMetric left out.
+func WithPredictor(p Predictor) Option {
+	return func(r *Reporter) { r.predictor = p }
+}
+
 // WithWarmUp sets how long Run waits before its first report (DefaultWarmUp by default; zero reports at once).
 func WithWarmUp(d time.Duration) Option {
 	return func(r *Reporter) { r.warmUp = d }
@@ -91,9 +104,13 @@ type Reporter struct {
 	clock    clock.Clock
 	stamp    clock.PassiveClock
 	warmUp   time.Duration
+	// predictor is nil without WithPredictor.
+	predictor Predictor
 
 	mu    sync.Mutex
 	noted sets.Set[string] // memory policies whose fallback has been logged
+	// predictionErr is why the last Build had no prediction.
+	predictionErr error
 }
 
 // New returns a Reporter of the node nodeName that reads usage from src and the NodeMetric and pods from in, and
@@ -151,6 +168,9 @@ func (r *Reporter) Report(ctx context.Context) error {
 	}
 	r.noteMemoryPolicy(logger, nm.Spec)
 	status := r.Build(nm.Spec, r.in.Pods(), r.clock.Now())
+	if r.predictor != nil && status.ProdPeakMetric == nil {
+		logger.V(3).Info("Reported no prediction", "reason", r.lastPredictionError())
+	}
 	if r.stamp != nil {
 		status.UpdateTime = &metav1.Time{Time: r.stamp.Now()}
 	}
@@ -177,7 +197,8 @@ func (r *Reporter) Report(ctx context.Context) error {
 		return fmt.Errorf("update the status of nodemetric %q: %w", r.nodeName, err)
 	}
 	logger.V(2).Info("Reported the node metric", "pods", len(status.PodsMetric),
-		"aggregatedWindows", len(status.NodeMetric.AggregatedNodeUsages), "attempts", attempt)
+		"aggregatedWindows", len(status.NodeMetric.AggregatedNodeUsages), "attempts", attempt,
+		"prodReclaimable", status.ProdReclaimableMetric.Resource.ResourceList)
 	return nil
 }
 
@@ -200,12 +221,14 @@ func (r *Reporter) Build(spec slov1alpha1.NodeMetricSpec, pods []*corev1.Pod, no
 	}
 
 	var podsMetric []slov1alpha1.PodMetricInfo
+	reported := make([]*corev1.Pod, 0, len(pods))
 	for _, pod := range pods {
 		usage := r.average(metriccache.KindPod, string(pod.UID), p.memory, start, now)
 		if len(usage.ResourceList) < 2 {
 			// No CPU or no memory samples: a pod not started yet or gone for longer than the window.
 			continue
 		}
+		reported = append(reported, pod)
 		podsMetric = append(podsMetric, slov1alpha1.PodMetricInfo{
 			Name:      pod.Name,
 			Namespace: pod.Namespace,
@@ -218,12 +241,35 @@ func (r *Reporter) Build(spec slov1alpha1.NodeMetricSpec, pods []*corev1.Pod, no
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
 
-	return slov1alpha1.NodeMetricStatus{
+	status := slov1alpha1.NodeMetricStatus{
 		UpdateTime:            &metav1.Time{Time: now},
 		NodeMetric:            info,
 		PodsMetric:            podsMetric,
 		ProdReclaimableMetric: &slov1alpha1.ReclaimableMetric{},
 	}
+	// As in Koordinator, the prediction covers the pods reported.
+	if r.predictor != nil {
+		reclaimable, peak, err := r.predictor.Predict(reported, now)
+		r.setPredictionError(err)
+		if err == nil {
+			status.ProdReclaimableMetric.Resource = slov1alpha1.ResourceMap{ResourceList: reclaimable}
+			status.ProdPeakMetric = &slov1alpha1.PeakMetric{Resource: slov1alpha1.ResourceMap{ResourceList: peak}}
+		}
+	}
+	return status
+}
+
+// setPredictionError keeps why the last Build had no prediction, for Report's log line.
+func (r *Reporter) setPredictionError(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.predictionErr = err
+}
+
+func (r *Reporter) lastPredictionError() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.predictionErr
 }
 
 // average returns the mean CPU and memory of a series over (start, end], leaving out a resource without samples.
