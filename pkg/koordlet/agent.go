@@ -46,6 +46,7 @@ import (
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
 	"github.com/koord-dev/koord/pkg/koordlet/metriccache"
 	"github.com/koord-dev/koord/pkg/koordlet/nodetopology"
+	"github.com/koord-dev/koord/pkg/koordlet/prediction"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cgroupreconcile"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpuburst"
@@ -97,6 +98,8 @@ type Agent struct {
 	informer *statesinformer.Informer
 	collect  *collector.Collector
 	report   *reporter.Reporter
+	// predict trains the peak prediction the reports carry.
+	predict *prediction.Server
 	// topology reports the NodeResourceTopology; nil with NodeTopologyReport off.
 	topology *nodetopology.Reporter
 	// devices reports the node's Device; nil when no device source is on.
@@ -150,7 +153,17 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 	})
 	a.informer = statesinformer.New(kube, koord, opts.NodeName)
 	a.collect = collector.New(a.cgroups, opts.ProcRoot, a.cache, a.informer)
-	a.report = reporter.New(koord, opts.NodeName, a.cache, a.informer, reporter.WithWarmUp(opts.ReportWarmup))
+	predictMetrics := prediction.NewMetrics()
+	if err := predictMetrics.Register(a.registry); err != nil {
+		return nil, fmt.Errorf("register prediction metrics: %w", err)
+	}
+	predictOpts := []prediction.Option{prediction.WithMetrics(predictMetrics)}
+	if opts.Prediction.CheckpointDir != "" {
+		predictOpts = append(predictOpts, prediction.WithStore(prediction.NewStore(opts.Prediction.CheckpointDir)))
+	}
+	a.predict = prediction.NewServer(opts.Prediction, a.cache, a.informer, predictOpts...)
+	a.report = reporter.New(koord, opts.NodeName, a.cache, a.informer, reporter.WithWarmUp(opts.ReportWarmup),
+		reporter.WithPredictor(a.predict))
 	if gates.NodeTopologyReport {
 		a.topology = nodetopology.NewReporter(koord, opts.NodeName, nodetopology.Paths{
 			SysRoot: opts.SysRoot, KubeletConfig: opts.KubeletConfig, KubeletRootDir: opts.KubeletRootDir,
@@ -246,8 +259,8 @@ func (a *Agent) strategies(gates features.Koordlet, recorder record.EventRecorde
 }
 
 // Run runs every loop until ctx ends. The informers keep their last objects while the apiserver is away, so the
-// QoS strategies go on enforcing the last NodeSLO; nothing is persisted on disk, a restart re-derives the state
-// from the cgroups and the API.
+// QoS strategies go on enforcing the last NodeSLO. Only the prediction's models are persisted on disk (its
+// checkpoints, written again when the agent stops); a restart re-derives the rest from the cgroups and the API.
 func (a *Agent) Run(ctx context.Context) error {
 	logger := klog.FromContext(ctx)
 	ctx, cancel := context.WithCancel(ctx)
@@ -274,6 +287,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	logger.Info("Started", "node", a.opts.NodeName, "collectInterval", a.opts.CollectInterval, "qosInterval", a.opts.QoSInterval)
 
 	wg.Go(func() { a.collect.Run(ctx, a.opts.CollectInterval) })
+	wg.Go(func() { a.predict.Run(ctx) })
 	wg.Go(func() { a.report.Run(ctx) })
 	if a.devices != nil {
 		wg.Go(func() { a.devices.Run(ctx, a.opts.DeviceReportInterval) })

@@ -71,10 +71,6 @@ func (o *Options) addKoordinatorFlags(fs *pflag.FlagSet) {
 		"enable-nri-runtime-hook", "disable-unset-cpu-quota")
 	c.IgnoreValue("Koord's koordlet writes no audit log", "audit-log-dir", "audit-verbose", "audit-max-disk-space-mb",
 		"audit-max-concurrent-readers", "audit-max-events-limit")
-	c.IgnoreValue("Koord's koordlet does not predict usage yet", "prediction-checkpoint-filepath",
-		"prediction-cold-start-duration", "prediction-safety-margin-percent", "prediction-memory-histogram-decay-halflife",
-		"prediction-cpu-histogram-decay-halflife", "prediction-training-interval", "prediction-model-expiration-duration",
-		"prediction-model-checkpoint-interval", "prediction-model-checkpoint-max-per-step")
 	c.IgnoreBool("koordlet serves no profiles", "enable-pprof")
 	c.IgnoreValue("koordlet serves no profiles", "pprof-addr")
 	c.LegacyKlog()

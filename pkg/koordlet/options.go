@@ -32,6 +32,7 @@ import (
 
 	"github.com/koord-dev/koord/pkg/features"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
+	"github.com/koord-dev/koord/pkg/koordlet/prediction"
 	"github.com/koord-dev/koord/pkg/util/compatflag"
 )
 
@@ -83,6 +84,8 @@ type Options struct {
 	MetricsBindAddress string
 	// HealthProbeBindAddress serves /healthz and /readyz; "0" turns them off.
 	HealthProbeBindAddress string
+	// Prediction are the peak prediction's settings (Koordinator's --prediction-* flags).
+	Prediction prediction.Config
 	// FeatureGates are koordlet's gates.
 	FeatureGates featuregate.MutableVersionedFeatureGate
 
@@ -113,6 +116,7 @@ func DefaultOptions() Options {
 		PodMetricWindow:        5 * time.Minute,
 		MetricsBindAddress:     ":9316",
 		HealthProbeBindAddress: ":9318",
+		Prediction:             prediction.DefaultConfig(),
 		FeatureGates:           features.NewKoordletGate(),
 	}
 }
@@ -140,6 +144,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.PodMetricWindow, "pod-metric-window", o.PodMetricWindow, "History kept per pod and container series; must cover the NodeMetric's aggregateDurationSeconds.")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address of the Prometheus /metrics endpoint; 0 turns it off.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address of /healthz and /readyz; 0 turns them off.")
+	o.Prediction.AddFlags(fs)
 	o.gatesFlag = features.NewKoordletCompatFlag(o.FeatureGates)
 	o.gatesFlag.AddFlag(fs)
 	o.addKoordinatorFlags(fs)
@@ -190,6 +195,9 @@ func (o *Options) Validate() error {
 	}
 	if o.PodMetricWindow < time.Minute {
 		errs = append(errs, fmt.Errorf("--pod-metric-window: %s is shorter than 1m", o.PodMetricWindow))
+	}
+	if err := o.Prediction.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst <= 0 {
 		errs = append(errs, fmt.Errorf("--kube-api-qps (%v) and --kube-api-burst (%d) must be positive", o.KubeAPIQPS, o.KubeAPIBurst))

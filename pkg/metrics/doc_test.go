@@ -29,6 +29,7 @@ import (
 
 	"github.com/koord-dev/koord/pkg/descheduler"
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
+	"github.com/koord-dev/koord/pkg/koordlet/prediction"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpusuppress"
 	"github.com/koord-dev/koord/pkg/manager"
@@ -63,7 +64,8 @@ var components = []component{
 		name:   "koordlet",
 		served: "served at `/metrics` on `--metrics-bind-address` (`:9316`), with the Go and process collectors; registered by `pkg/koordlet` (`Agent`)",
 		register: func(r prometheus.Registerer) error {
-			return errors.Join(qosmanager.NewMetrics().Register(r), cpusuppress.NewMetrics().Register(r), evictor.NewMetrics().Register(r))
+			return errors.Join(qosmanager.NewMetrics().Register(r), cpusuppress.NewMetrics().Register(r), evictor.NewMetrics().Register(r),
+				prediction.NewMetrics().Register(r))
 		},
 	},
 	{

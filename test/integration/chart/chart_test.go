@@ -141,6 +141,9 @@ func TestComponentsParseTheirCommandLines(t *testing.T) {
 			if ko.CgroupRoot != "/host-cgroup" {
 				t.Errorf("koordlet --cgroup-root = %q, want the host mount /host-cgroup", ko.CgroupRoot)
 			}
+			if !slices.ContainsFunc(k.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == ko.Prediction.CheckpointDir }) {
+				t.Errorf("koordlet --prediction-checkpoint-filepath %s is not a mount: %v", ko.Prediction.CheckpointDir, k.VolumeMounts)
+			}
 		})
 	}
 }
