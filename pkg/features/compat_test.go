@@ -41,6 +41,15 @@ func TestKoordletCompatFlag(t *testing.T) {
 			wantIgnored: []string{"GroupIdentity", "RdtResctrl"},
 			wantEnabled: map[string]bool{"BECPUEvict": true},
 		},
+		"koordinator's chart value: CgroupReconcile is Koordinator's memory QoS, not Koord's reconciler": {
+			args:        []string{"--feature-gates=BECPUEvict=true,BEMemoryEvict=true,CgroupReconcile=false,Accelerators=true"},
+			wantIgnored: []string{"CgroupReconcile"},
+			wantEnabled: map[string]bool{"BECPUEvict": true, "PodCgroupReconcile": true, "BatchResource": true},
+		},
+		"node-level evictions are koordlet gates now": {
+			args:        []string{"--feature-gates=CPUEvict=true,MemoryAllocatableEvict=true"},
+			wantEnabled: map[string]bool{"CPUEvict": true, "MemoryAllocatableEvict": true, "MemoryEvict": false, "CPUAllocatableEvict": false},
+		},
 		"all alpha and beta": {
 			args:        []string{"--feature-gates=AllAlpha=true,AllBeta=true"},
 			wantEnabled: map[string]bool{"BEMemoryEvict": true, "BECPUEvict": true},

@@ -23,14 +23,16 @@ import (
 )
 
 // Feature gates of koordlet. The names are Koordinator's (pkg/features/koordlet_features.go and the runtime-hook
-// gates of pkg/koordlet/runtimehooks/config.go), so a Koordinator DaemonSet's --feature-gates keeps its meaning.
+// gates of pkg/koordlet/runtimehooks/config.go) with Koordinator's meaning, so a Koordinator DaemonSet's
+// --feature-gates keeps its meaning; PodCgroupReconcile, which Koordinator has no gate for, is Koord's own.
 const (
-	// CgroupReconcile runs the periodic reconciler that writes the per-class cgroup settings of BE, LSR, LSE
-	// and LS pods and repairs drift every round. Koord has no NRI or runtime-proxy hook, so this loop is the
-	// only path that applies BatchResource and CPUSetAllocator; both depend on it. Koordinator's gate of the
-	// same name is alpha there; here it is beta and on.
+	// PodCgroupReconcile runs the periodic reconciler that writes the per-class cgroup settings of BE, LSR, LSE
+	// and LS pods and repairs drift every round: what Koordinator's runtime hooks and their reconciler
+	// (--runtime-hooks-reconcile-interval, not gated there) do. Koord has no NRI or runtime-proxy hook, so this
+	// loop is the only path that applies BatchResource and CPUSetAllocator; both depend on it. Koord's own gate
+	// (beta, on); Koordinator's CgroupReconcile, the memory QoS reconciler, is another thing (not implemented).
 	// owner: koordlet
-	CgroupReconcile featuregate.Feature = "CgroupReconcile"
+	PodCgroupReconcile featuregate.Feature = "PodCgroupReconcile"
 	// BatchResource sets BE pods' cpu.shares, CFS quota and memory limit from their kubernetes.io/batch-cpu and
 	// kubernetes.io/batch-memory requests and limits. A runtime-hook gate in Koordinator (beta, on).
 	// owner: koordlet
@@ -53,6 +55,22 @@ const (
 	// use their whole allowance (alpha, off).
 	// owner: koordlet
 	BECPUEvict featuregate.Feature = "BECPUEvict"
+	// CPUEvict evicts pods labelled koordinator.sh/eviction-enabled=true with a priority up to
+	// evictEnabledPriorityThreshold when the node's CPU usage reaches cpuEvictThresholdPercent (alpha, off).
+	// owner: koordlet
+	CPUEvict featuregate.Feature = "CPUEvict"
+	// CPUAllocatableEvict evicts such pods of the mid and batch tiers when their CPU requests pass
+	// cpuAllocatableEvictThresholdPercent of the node's mid-cpu or batch-cpu allocatable (alpha, off).
+	// owner: koordlet
+	CPUAllocatableEvict featuregate.Feature = "CPUAllocatableEvict"
+	// MemoryEvict evicts pods labelled koordinator.sh/eviction-enabled=true with a priority up to
+	// evictEnabledPriorityThreshold when the node's memory usage reaches memoryEvictThresholdPercent (alpha, off).
+	// owner: koordlet
+	MemoryEvict featuregate.Feature = "MemoryEvict"
+	// MemoryAllocatableEvict evicts such pods of the mid and batch tiers when their memory requests pass
+	// memoryAllocatableEvictThresholdPercent of the node's mid-memory or batch-memory allocatable (alpha, off).
+	// owner: koordlet
+	MemoryAllocatableEvict featuregate.Feature = "MemoryAllocatableEvict"
 	// NodeTopologyReport reports the node's CPU and NUMA topology, shared CPU pools and kubelet's CPU manager
 	// state as its NodeResourceTopology (topology.node.k8s.io), which koord-scheduler's NodeNUMAResource
 	// reads (beta, on, as in Koordinator).
@@ -68,26 +86,30 @@ const (
 	RDMADevices featuregate.Feature = "RDMADevices"
 )
 
-// koordletFeatures are the defaults of koordlet's gates: Koordinator's, except CgroupReconcile (see there).
+// koordletFeatures are the defaults of koordlet's gates: Koordinator's, and Koord's own PodCgroupReconcile.
 var koordletFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
-	CgroupReconcile:    {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	BatchResource:      {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	CPUSetAllocator:    {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	BECPUSuppress:      {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	CPUBurst:           {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	BEMemoryEvict:      {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
-	BECPUEvict:         {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
-	NodeTopologyReport: {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	Accelerators:       {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
-	RDMADevices:        {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	PodCgroupReconcile:     {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	BatchResource:          {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	CPUSetAllocator:        {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	BECPUSuppress:          {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	CPUBurst:               {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	BEMemoryEvict:          {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	BECPUEvict:             {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	CPUEvict:               {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	CPUAllocatableEvict:    {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	MemoryEvict:            {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	MemoryAllocatableEvict: {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	NodeTopologyReport:     {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	Accelerators:           {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	RDMADevices:            {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 }
 
-// koordletDependencies: the per-class settings are applied by the reconciler only. Turning CgroupReconcile off
+// koordletDependencies: the per-class settings are applied by the reconciler only. Turning PodCgroupReconcile off
 // therefore needs BatchResource and CPUSetAllocator turned off too; the gate set rejects anything else.
 func koordletDependencies() map[featuregate.Feature][]featuregate.Feature {
 	return map[featuregate.Feature][]featuregate.Feature{
-		BatchResource:   {CgroupReconcile},
-		CPUSetAllocator: {CgroupReconcile},
+		BatchResource:   {PodCgroupReconcile},
+		CPUSetAllocator: {PodCgroupReconcile},
 	}
 }
 
@@ -111,8 +133,8 @@ func KoordletFeatures() map[featuregate.Feature]featuregate.VersionedSpecs { ret
 // Koordlet is the resolved state of koordlet's gates. Strategies receive it (or the fields they need) instead
 // of reading a gate set.
 type Koordlet struct {
-	// CgroupReconcile is the state of the CgroupReconcile gate.
-	CgroupReconcile bool
+	// PodCgroupReconcile is the state of the PodCgroupReconcile gate.
+	PodCgroupReconcile bool
 	// BatchResource is the state of the BatchResource gate.
 	BatchResource bool
 	// CPUSetAllocator is the state of the CPUSetAllocator gate.
@@ -125,6 +147,14 @@ type Koordlet struct {
 	BEMemoryEvict bool
 	// BECPUEvict is the state of the BECPUEvict gate.
 	BECPUEvict bool
+	// CPUEvict is the state of the CPUEvict gate.
+	CPUEvict bool
+	// CPUAllocatableEvict is the state of the CPUAllocatableEvict gate.
+	CPUAllocatableEvict bool
+	// MemoryEvict is the state of the MemoryEvict gate.
+	MemoryEvict bool
+	// MemoryAllocatableEvict is the state of the MemoryAllocatableEvict gate.
+	MemoryAllocatableEvict bool
 	// NodeTopologyReport is the state of the NodeTopologyReport gate.
 	NodeTopologyReport bool
 	// Accelerators is the state of the Accelerators gate.
@@ -136,15 +166,19 @@ type Koordlet struct {
 // ResolveKoordlet reads koordlet's gates from g, which must know them (a gate set from NewKoordletGate).
 func ResolveKoordlet(g featuregate.FeatureGate) Koordlet {
 	return Koordlet{
-		CgroupReconcile:    g.Enabled(CgroupReconcile),
-		BatchResource:      g.Enabled(BatchResource),
-		CPUSetAllocator:    g.Enabled(CPUSetAllocator),
-		BECPUSuppress:      g.Enabled(BECPUSuppress),
-		CPUBurst:           g.Enabled(CPUBurst),
-		BEMemoryEvict:      g.Enabled(BEMemoryEvict),
-		BECPUEvict:         g.Enabled(BECPUEvict),
-		NodeTopologyReport: g.Enabled(NodeTopologyReport),
-		Accelerators:       g.Enabled(Accelerators),
-		RDMADevices:        g.Enabled(RDMADevices),
+		PodCgroupReconcile:     g.Enabled(PodCgroupReconcile),
+		BatchResource:          g.Enabled(BatchResource),
+		CPUSetAllocator:        g.Enabled(CPUSetAllocator),
+		BECPUSuppress:          g.Enabled(BECPUSuppress),
+		CPUBurst:               g.Enabled(CPUBurst),
+		BEMemoryEvict:          g.Enabled(BEMemoryEvict),
+		BECPUEvict:             g.Enabled(BECPUEvict),
+		CPUEvict:               g.Enabled(CPUEvict),
+		CPUAllocatableEvict:    g.Enabled(CPUAllocatableEvict),
+		MemoryEvict:            g.Enabled(MemoryEvict),
+		MemoryAllocatableEvict: g.Enabled(MemoryAllocatableEvict),
+		NodeTopologyReport:     g.Enabled(NodeTopologyReport),
+		Accelerators:           g.Enabled(Accelerators),
+		RDMADevices:            g.Enabled(RDMADevices),
 	}
 }

@@ -32,7 +32,7 @@ func TestKoordletGateDefaults(t *testing.T) {
 		}
 	}
 	want := Koordlet{
-		CgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true, CPUBurst: true,
+		PodCgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true, CPUBurst: true,
 		NodeTopologyReport: true, Accelerators: true, RDMADevices: true,
 	}
 	if diff := cmp.Diff(want, ResolveKoordlet(g)); diff != "" {
@@ -48,21 +48,22 @@ func TestKoordletGateSetFromFlag(t *testing.T) {
 	}{
 		"Koordinator DaemonSet value turns the alpha evictions on": {
 			value: "AllAlpha=true,AllBeta=true",
-			want: Koordlet{CgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true,
-				CPUBurst: true, BEMemoryEvict: true, BECPUEvict: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true},
+			want: Koordlet{PodCgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true,
+				CPUBurst: true, BEMemoryEvict: true, BECPUEvict: true, CPUEvict: true, CPUAllocatableEvict: true, MemoryEvict: true,
+				MemoryAllocatableEvict: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true},
 		},
 		"one strategy off": {
 			value: "BECPUSuppress=false,BEMemoryEvict=true",
-			want: Koordlet{CgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, CPUBurst: true,
+			want: Koordlet{PodCgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, CPUBurst: true,
 				BEMemoryEvict: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true},
 		},
 		"reconciler off with what depends on it": {
-			value: "CgroupReconcile=false,BatchResource=false,CPUSetAllocator=false",
+			value: "PodCgroupReconcile=false,BatchResource=false,CPUSetAllocator=false",
 			want:  Koordlet{BECPUSuppress: true, CPUBurst: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true},
 		},
 		"reconciler off alone leaves its dependents without an apply path": {
-			value:      "CgroupReconcile=false",
-			wantErrSub: "depends on features that are disabled: [CgroupReconcile]",
+			value:      "PodCgroupReconcile=false",
+			wantErrSub: "depends on features that are disabled: [PodCgroupReconcile]",
 		},
 		"unknown gate":  {value: "RdtResctrl=true", wantErrSub: "unrecognized feature gate: RdtResctrl"},
 		"not a boolean": {value: "CPUBurst=sometimes", wantErrSub: "invalid value of CPUBurst=sometimes"},

@@ -224,7 +224,7 @@ func detectLayout(opts Options) (cgroup.Layout, error) {
 func (a *Agent) strategies(gates features.Koordlet, recorder record.EventRecorder) ([]qosmanager.Strategy, error) {
 	var out []qosmanager.Strategy
 	annotations := qosmanager.NewAnnotationReporter(recorder)
-	if gates.CgroupReconcile && (gates.BatchResource || gates.CPUSetAllocator) {
+	if gates.PodCgroupReconcile && (gates.BatchResource || gates.CPUSetAllocator) {
 		sysRoot := a.opts.SysRoot
 		out = append(out, cgroupreconcile.New(a.cgroups, cgroupreconcile.Features{
 			BatchResource:   gates.BatchResource,
@@ -241,17 +241,19 @@ func (a *Agent) strategies(gates features.Koordlet, recorder record.EventRecorde
 	if gates.CPUBurst {
 		out = append(out, cpuburst.New(a.cgroups, cpuburst.WithAnnotationReporter(annotations)))
 	}
-	if gates.BEMemoryEvict || gates.BECPUEvict {
+	memoryGates := memoryevict.Gates{BEMemoryEvict: gates.BEMemoryEvict, MemoryAllocatableEvict: gates.MemoryAllocatableEvict, MemoryEvict: gates.MemoryEvict}
+	cpuGates := cpuevict.Gates{BECPUEvict: gates.BECPUEvict, CPUAllocatableEvict: gates.CPUAllocatableEvict, CPUEvict: gates.CPUEvict}
+	if memoryGates != (memoryevict.Gates{}) || cpuGates != (cpuevict.Gates{}) {
 		m := evictor.NewMetrics()
 		if err := m.Register(a.registry); err != nil {
 			return nil, fmt.Errorf("register evictor metrics: %w", err)
 		}
 		ev := evictor.New(a.kube, recorder, evictor.WithMetrics(m))
-		if gates.BEMemoryEvict {
-			out = append(out, memoryevict.New(ev, memoryevict.WithAnnotationReporter(annotations)))
+		if memoryGates != (memoryevict.Gates{}) {
+			out = append(out, memoryevict.New(ev, memoryevict.WithGates(memoryGates), memoryevict.WithAnnotationReporter(annotations)))
 		}
-		if gates.BECPUEvict {
-			out = append(out, cpuevict.New(a.cgroups, ev, cpuevict.WithInterval(a.opts.QoSInterval),
+		if cpuGates != (cpuevict.Gates{}) {
+			out = append(out, cpuevict.New(a.cgroups, ev, cpuevict.WithGates(cpuGates), cpuevict.WithInterval(a.opts.QoSInterval),
 				cpuevict.WithAnnotationReporter(annotations)))
 		}
 	}

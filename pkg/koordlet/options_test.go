@@ -159,13 +159,18 @@ func TestKoordinatorCommandLine(t *testing.T) {
 	if err := fs.Parse(KoordinatorArgs(fs, args)); err != nil {
 		t.Fatalf("parse Koordinator's command line: %v", err)
 	}
-	got := []any{o.MetricsBindAddress, o.CgroupRoot, o.FeatureGates.Enabled("BECPUEvict"), o.FeatureGates.Enabled("CgroupReconcile")}
+	got := []any{o.MetricsBindAddress, o.CgroupRoot, o.FeatureGates.Enabled("BECPUEvict"), o.FeatureGates.Enabled("PodCgroupReconcile")}
 	want := []any{":9316", "/host-cgroup/", true, true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("parsed options (-want,+got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"logtostderr", "runtime-hooks-host-endpoint"}, o.compat.Ignored()); diff != "" {
 		t.Errorf("ignored flags (-want,+got):\n%s", diff)
+	}
+	// Koordinator's CgroupReconcile is its memory QoS reconciler, which Koord does not implement: logged as
+	// ignored, while Koord's own reconciler (PodCgroupReconcile) stays on.
+	if diff := cmp.Diff([]string{"CgroupReconcile"}, o.gatesFlag.Ignored()); diff != "" {
+		t.Errorf("ignored Koordinator gates (-want,+got):\n%s", diff)
 	}
 	if err := o.Validate(); err != nil {
 		t.Errorf("Validate: %v", err)

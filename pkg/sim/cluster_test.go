@@ -43,6 +43,7 @@ import (
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	koordfake "github.com/koord-dev/koord/pkg/client/clientset/versioned/fake"
 	"github.com/koord-dev/koord/pkg/features"
+	"github.com/koord-dev/koord/pkg/koordlet/evictor"
 )
 
 // kwokNode returns a node with the given capacity, labelled type=kwok unless plain.
@@ -374,7 +375,7 @@ func TestClusterMemoryEvictionAndLSBreaches(t *testing.T) {
 		reasons = append(reasons, strings.Join(strings.Fields(e)[:2], " "))
 	}
 	c.recorder.Events = make(chan string, 100)
-	if diff := cmp.Diff([]string{"Warning EvictPodByNodeMemoryUsage"}, reasons); diff != "" {
+	if diff := cmp.Diff([]string{"Warning " + evictor.EventReasonEvicted}, reasons); diff != "" {
 		t.Errorf("events (-want,+got):\n%s", diff)
 	}
 }

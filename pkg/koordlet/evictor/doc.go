@@ -16,7 +16,9 @@ limitations under the License.
 
 // Package evictor owns koordlet's evictions: every pod the QoS strategies evict goes through Evictor.Evict,
 // which asks the apiserver through the policy/v1 Eviction subresource (so PodDisruptionBudgets apply) and
-// records a Warning Event on the pod carrying the caller's reason and numbers.
+// records a Warning Event on the pod carrying the caller's reason and numbers. The Events are Koordinator's:
+// reason evictPodSuccess when the apiserver accepted the eviction, evictPodFail when it refused or failed it,
+// and the message "evict Pod:<namespace>/<name>, reason: <reason>, message: <numbers>".
 //
 // Three safety limits sit in front of the API call, checked in this order, none of which spends anything when
 // an earlier one refuses:

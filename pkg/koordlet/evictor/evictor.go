@@ -36,6 +36,15 @@ import (
 )
 
 // Defaults of the safety limits.
+// Reasons of the Events Evict records on the pod, Koordinator's, so that alerts written for Koordinator's
+// koordlet keep working. The eviction's own reason is in the message.
+const (
+	// EventReasonEvicted is the reason of the Event on a pod koordlet evicted.
+	EventReasonEvicted = "evictPodSuccess"
+	// EventReasonEvictFailed is the reason of the Event on a pod whose eviction the apiserver refused or failed.
+	EventReasonEvictFailed = "evictPodFail"
+)
+
 const (
 	// DefaultQPS is the token bucket's refill rate, in evictions per second.
 	DefaultQPS = 1
@@ -152,11 +161,12 @@ func New(kube kubernetes.Interface, recorder record.EventRecorder, opts ...Optio
 	}
 }
 
-// Evict asks the apiserver to evict pod and, when it accepts, records a Warning Event on the pod with reason
-// (UpperCamelCase, e.g. EvictPodByNodeMemoryUsage) and message (which should carry the numbers that caused the
-// eviction). It reports whether the pod was evicted. A refusal by a safety limit, a pod the apiserver no longer
-// has and a 429 from the apiserver (e.g. a PodDisruptionBudget) return false and no error; other API errors
-// are returned.
+// Evict asks the apiserver to evict pod and reports whether the pod was evicted. reason (UpperCamelCase, e.g.
+// EvictPodByNodeMemoryUsage) says why and message carries the numbers that caused the eviction. As in
+// Koordinator, an accepted eviction records a Warning Event evictPodSuccess on the pod and one the apiserver
+// refused or failed an evictPodFail, both with the message "evict Pod:<namespace>/<name>, reason: <reason>,
+// message: <message>". A refusal by a safety limit, a pod the apiserver no longer has and a 429 from the
+// apiserver (e.g. a PodDisruptionBudget) return false and no error; other API errors are returned.
 func (e *Evictor) Evict(ctx context.Context, pod *corev1.Pod, reason, message string) (bool, error) {
 	if pod == nil {
 		return false, errors.New("evict: no pod given")
@@ -191,22 +201,34 @@ func (e *Evictor) Evict(ctx context.Context, pod *corev1.Pod, reason, message st
 	case apierrors.IsTooManyRequests(err):
 		e.release(pod.UID, now, true)
 		e.metrics.rejected.WithLabelValues(CauseDisallowed).Inc()
+		e.event(logger, pod, EventReasonEvictFailed, fmt.Sprintf("%s, error %v", eventMessage(pod, reason, message), err))
 		logger.V(2).Info("Eviction was disallowed by the apiserver", "err", err)
 		return false, nil
 	default:
 		e.release(pod.UID, now, true)
 		e.metrics.rejected.WithLabelValues(CauseError).Inc()
+		e.event(logger, pod, EventReasonEvictFailed, fmt.Sprintf("%s, error %v", eventMessage(pod, reason, message), err))
 		return false, fmt.Errorf("evict pod %s: %w", klog.KObj(pod), err)
 	}
 
 	e.metrics.evictions.WithLabelValues(reason).Inc()
+	e.event(logger, pod, EventReasonEvicted, eventMessage(pod, reason, message))
+	logger.Info("Evicted pod", "message", message)
+	return true, nil
+}
+
+// eventMessage is the message of the Events of an eviction, Koordinator's.
+func eventMessage(pod *corev1.Pod, reason, message string) string {
+	return fmt.Sprintf("evict Pod:%s/%s, reason: %s, message: %s", pod.Namespace, pod.Name, reason, message)
+}
+
+// event records a Warning Event on pod.
+func (e *Evictor) event(logger klog.Logger, pod *corev1.Pod, reason, message string) {
 	recorder := e.recorder
 	if rl, ok := recorder.(record.EventRecorderLogger); ok {
 		recorder = rl.WithLogger(logger)
 	}
 	recorder.Event(pod, corev1.EventTypeWarning, reason, message)
-	logger.Info("Evicted pod", "message", message)
-	return true, nil
 }
 
 // reserve checks the cool-down, the budget and the token bucket, in that order, and on success records the

@@ -116,7 +116,7 @@ func TestEvictAPIOutcomes(t *testing.T) {
 	}{
 		"accepted": {
 			wantEvicted: true,
-			wantEvents:  []string{"Warning " + reason + " node memory usage 82% >= threshold 70%"},
+			wantEvents:  []string{"Warning evictPodSuccess evict Pod:batch/a, reason: " + reason + ", message: node memory usage 82% >= threshold 70%"},
 		},
 		"pod is gone": {
 			respond:   apierrors.NewNotFound(podsResource, "a"),
@@ -127,13 +127,17 @@ func TestEvictAPIOutcomes(t *testing.T) {
 			wantCause: CausePodGone,
 		},
 		"disallowed by a disruption budget": {
-			respond:        apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0),
-			wantCause:      CauseDisallowed,
+			respond:   apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0),
+			wantCause: CauseDisallowed,
+			wantEvents: []string{"Warning evictPodFail evict Pod:batch/a, reason: " + reason + ", message: node memory usage 82% >= threshold 70%, " +
+				"error Cannot evict pod as it would violate the pod's disruption budget."},
 			wantSecondCall: true,
 		},
 		"apiserver error": {
-			respond:        apierrors.NewInternalError(errors.New("etcd is down")),
-			wantErr:        true,
+			respond: apierrors.NewInternalError(errors.New("etcd is down")),
+			wantErr: true,
+			wantEvents: []string{"Warning evictPodFail evict Pod:batch/a, reason: " + reason + ", message: node memory usage 82% >= threshold 70%, " +
+				"error Internal error occurred: etcd is down"},
 			wantCause:      CauseError,
 			wantSecondCall: true,
 		},
@@ -360,7 +364,7 @@ func TestMetricsRegister(t *testing.T) {
 	_, _ = e.Evict(ctx, testPod("a"), reason, "m")
 	_, _ = e.Evict(ctx, testPod("b"), reason, "m")
 	const want = `
-# HELP koord_koordlet_evictions_total Pods koordlet evicted through the Eviction API, by the reason of the eviction (the Event reason).
+# HELP koord_koordlet_evictions_total Pods koordlet evicted through the Eviction API, by the reason of the eviction (e.g. EvictPodByNodeMemoryUsage; in the message of the evictPodSuccess Event).
 # TYPE koord_koordlet_evictions_total counter
 koord_koordlet_evictions_total{reason="EvictPodByNodeMemoryUsage"} 1
 # HELP koord_koordlet_evictions_rejected_total Evictions koordlet asked for but did not carry out, by cause: CoolDown, BudgetExhausted, RateLimited, PodGone, Disallowed (HTTP 429 from the apiserver, e.g. a PodDisruptionBudget) or Error.

@@ -54,7 +54,7 @@ func NewMetrics() *Metrics {
 	return &Metrics{
 		evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemKoordlet, Name: "evictions_total",
-			Help: "Pods koordlet evicted through the Eviction API, by the reason of the eviction (the Event reason).",
+			Help: "Pods koordlet evicted through the Eviction API, by the reason of the eviction (e.g. EvictPodByNodeMemoryUsage; in the message of the evictPodSuccess Event).",
 		}, []string{"reason"}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemKoordlet, Name: "evictions_rejected_total",

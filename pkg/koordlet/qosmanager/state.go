@@ -215,20 +215,19 @@ func (l *LastGood[T]) Update(v *T, err error) (*T, error) {
 	return v, nil
 }
 
-// EvictionPriority parses the pod's koordinator.sh/eviction-priority annotation: nil when absent, an error
-// naming the value when it is not an int32. Lower values are evicted first.
-func EvictionPriority(pod *corev1.Pod) (*int32, error) {
+// EvictionPriority parses the pod's koordinator.sh/eviction-priority annotation: 0 when absent, as in
+// Koordinator, and 0 with an error naming the value when it is not an int32. Lower values are evicted first.
+func EvictionPriority(pod *corev1.Pod) (int32, error) {
 	raw, ok := pod.Annotations[extension.AnnotationPodEvictionPriority]
 	if !ok {
-		return nil, nil
+		return 0, nil
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 32)
 	if err != nil {
 		if ne, ok := errors.AsType[*strconv.NumError](err); ok {
 			err = ne.Err
 		}
-		return nil, fmt.Errorf("%q is not an int32: %w", raw, err)
+		return 0, fmt.Errorf("%q is not an int32: %w", raw, err)
 	}
-	p := int32(v)
-	return &p, nil
+	return int32(v), nil
 }

@@ -270,14 +270,14 @@ func TestFormat(t *testing.T) {
 func TestEvictionPriority(t *testing.T) {
 	tests := map[string]struct {
 		value   *string
-		want    *int32
+		want    int32
 		wantErr bool
 	}{
-		"absent":       {},
-		"positive":     {value: ptr.To("5"), want: ptr.To[int32](5)},
-		"negative":     {value: ptr.To(" -3 "), want: ptr.To[int32](-3)},
-		"not a number": {value: ptr.To("low"), wantErr: true},
-		"too large":    {value: ptr.To("99999999999"), wantErr: true},
+		"absent counts as 0": {},
+		"positive":           {value: ptr.To("5"), want: 5},
+		"negative":           {value: ptr.To(" -3 "), want: -3},
+		"not a number":       {value: ptr.To("low"), wantErr: true},
+		"too large":          {value: ptr.To("99999999999"), wantErr: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -64,7 +64,7 @@ func (i *inputs) NodeSLO() *slov1alpha1.NodeSLO { return i.slo }
 func strategies(f features.Koordlet, cg *cgroup.Manager, ev *evictor.Evictor, rec record.EventRecorder) []qosmanager.Strategy {
 	reporter := qosmanager.NewAnnotationReporter(rec)
 	var out []qosmanager.Strategy
-	if f.CgroupReconcile {
+	if f.PodCgroupReconcile {
 		out = append(out, cgroupreconcile.New(cg, cgroupreconcile.Features{BatchResource: f.BatchResource, CPUSetAllocator: f.CPUSetAllocator}))
 	}
 	if f.BECPUSuppress {
@@ -73,11 +73,11 @@ func strategies(f features.Koordlet, cg *cgroup.Manager, ev *evictor.Evictor, re
 	if f.CPUBurst {
 		out = append(out, cpuburst.New(cg, cpuburst.WithAnnotationReporter(reporter)))
 	}
-	if f.BEMemoryEvict {
-		out = append(out, memoryevict.New(ev, memoryevict.WithAnnotationReporter(reporter)))
+	if g := (memoryevict.Gates{BEMemoryEvict: f.BEMemoryEvict, MemoryAllocatableEvict: f.MemoryAllocatableEvict, MemoryEvict: f.MemoryEvict}); g != (memoryevict.Gates{}) {
+		out = append(out, memoryevict.New(ev, memoryevict.WithGates(g), memoryevict.WithAnnotationReporter(reporter)))
 	}
-	if f.BECPUEvict {
-		out = append(out, cpuevict.New(cg, ev, cpuevict.WithAnnotationReporter(reporter)))
+	if g := (cpuevict.Gates{BECPUEvict: f.BECPUEvict, CPUAllocatableEvict: f.CPUAllocatableEvict, CPUEvict: f.CPUEvict}); g != (cpuevict.Gates{}) {
+		out = append(out, cpuevict.New(cg, ev, cpuevict.WithGates(g), cpuevict.WithAnnotationReporter(reporter)))
 	}
 	return out
 }
@@ -154,7 +154,8 @@ func TestStrategiesTogether(t *testing.T) {
 	}
 	select {
 	case e := <-rec.Events:
-		want := "Warning " + memoryevict.Reason + " node memory usage 75% >= threshold 70%, releasing 1.1Gi to reach 68%; pod memory 3Gi"
+		want := "Warning evictPodSuccess evict Pod:default/batch, reason: " + memoryevict.Reason +
+			", message: node memory usage 75% >= threshold 70%, releasing 1.1Gi to reach 68%; pod memory 3Gi"
 		if e != want {
 			t.Errorf("event = %q, want %q", e, want)
 		}
@@ -200,7 +201,7 @@ func BenchmarkRound(b *testing.B) {
 				},
 				CPUBurstStrategy: &slov1alpha1.CPUBurstStrategy{CPUBurstConfig: slov1alpha1.CPUBurstConfig{Policy: slov1alpha1.CPUBurstAuto}},
 			})
-			all := features.Koordlet{CgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true, CPUBurst: true, BEMemoryEvict: true, BECPUEvict: true}
+			all := features.Koordlet{PodCgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true, CPUBurst: true, BEMemoryEvict: true, BECPUEvict: true}
 			ev := evictor.New(fake.NewClientset(), record.NewFakeRecorder(100), evictor.WithClock(clk))
 			mgr := qosmanager.New(strategies(all, cg, ev, nil), in, cache, qosmanager.WithClock(clk))
 			sample := func() {

@@ -23,12 +23,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/features"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 )
@@ -36,25 +38,48 @@ import (
 // Name is the strategy's name in logs and metrics.
 const Name = "cpuevict"
 
-// Reason is the reason of the evictions and their Events.
-const Reason = "EvictPodByBECPUSatisfaction"
+// Reasons of the evictions, by feature: the metric label and the reason in the Event's message.
+const (
+	// Reason is the reason of BECPUEvict's evictions, Koordinator's.
+	Reason = "EvictPodByBECPUSatisfaction"
+	// ReasonNodeUsage is the reason of CPUEvict's evictions.
+	ReasonNodeUsage = "EvictPodByNodeCPUUsage"
+	// ReasonAllocatable is the reason of CPUAllocatableEvict's evictions.
+	ReasonAllocatable = "EvictPodByNodeCPUAllocatable"
+)
 
 // DefaultCoolDown is how long after a round that evicted the next rounds only sample.
 const DefaultCoolDown = 20 * time.Second
+
+// LowerBufferPercent is how far below cpuEvictThresholdPercent CPUEvict brings the node when
+// cpuEvictLowerPercent is unset, Koordinator's.
+const LowerBufferPercent = 2
 
 // maxSamples bounds the samples kept, whatever the window.
 const maxSamples = 3600
 
 // Evictor evicts pods; *evictor.Evictor satisfies it.
-type Evictor interface {
-	// Evict evicts pod and reports whether it did.
-	Evict(ctx context.Context, pod *corev1.Pod, reason, message string) (bool, error)
+type Evictor = qosmanager.Evictor
+
+// Gates are the koordlet feature gates of the CPU evictions: which of them the strategy runs.
+type Gates struct {
+	// BECPUEvict evicts BE pods whose CPU satisfaction stays low while they use what they have.
+	BECPUEvict bool
+	// CPUAllocatableEvict evicts pods up to allocatableEvictPriorityThreshold when their mid or batch CPU
+	// requests pass cpuAllocatableEvictThresholdPercent of the node's allocatable.
+	CPUAllocatableEvict bool
+	// CPUEvict evicts pods up to evictEnabledPriorityThreshold when the node's CPU usage reaches
+	// cpuEvictThresholdPercent.
+	CPUEvict bool
 }
 
-// Strategy evicts BE pods whose CPU satisfaction stays low while they use what they have. Create it with New.
+// Strategy evicts pods for CPU, as Koordinator's CPUEvict strategy: BE pods whose CPU satisfaction stays low
+// (BECPUEvict), pods over the mid or batch allocatable (CPUAllocatableEvict) and pods up to a priority on node
+// usage (CPUEvict), in that order within a round. Create it with New.
 type Strategy struct {
 	cg       *cgroup.Manager
 	evictor  Evictor
+	gates    Gates
 	reporter *qosmanager.AnnotationReporter
 	coolDown time.Duration
 	interval time.Duration
@@ -87,7 +112,13 @@ func WithInterval(d time.Duration) Option {
 	}
 }
 
-// WithRecorder reports malformed koordinator.sh/eviction-priority annotations as Events on their pods.
+// WithGates sets which evictions run; without it only BECPUEvict does.
+func WithGates(g Gates) Option {
+	return func(s *Strategy) { s.gates = g }
+}
+
+// WithRecorder reports malformed koordinator.sh/eviction-priority and eviction-policy annotations as Events on
+// their pods.
 func WithRecorder(r record.EventRecorder) Option {
 	return func(s *Strategy) { s.reporter = qosmanager.NewAnnotationReporter(r) }
 }
@@ -99,7 +130,7 @@ func WithAnnotationReporter(r *qosmanager.AnnotationReporter) Option {
 
 // New returns the strategy, reading the besteffort cgroup through cg and evicting through evictor.
 func New(cg *cgroup.Manager, evictor Evictor, opts ...Option) *Strategy {
-	s := &Strategy{cg: cg, evictor: evictor, coolDown: DefaultCoolDown, interval: qosmanager.DefaultInterval}
+	s := &Strategy{cg: cg, evictor: evictor, coolDown: DefaultCoolDown, interval: qosmanager.DefaultInterval, gates: Gates{BECPUEvict: true}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -112,18 +143,68 @@ func New(cg *cgroup.Manager, evictor Evictor, opts ...Option) *Strategy {
 // Name implements qosmanager.Strategy.
 func (s *Strategy) Name() string { return Name }
 
-// Run implements qosmanager.Strategy: when resourceUsedThresholdWithBE is enabled with both satisfaction
-// percents set, it samples the BE pods' usage, request and limit every round; when the samples cover a third of
-// the window (cpuEvictTimeWindowSeconds, at least one interval) it evicts BE pods, in SortCandidates order, until
-// their batch-cpu requests add up to ToRelease of the window's average and the newest sample.
+// Run implements qosmanager.Strategy: when resourceUsedThresholdWithBE is enabled it samples the BE pods
+// (BECPUEvict) and, unless it is cooling down from a round that evicted, builds the task of each gate on (see
+// the package doc) and runs them with qosmanager.RunEvictions. A task whose configuration is incomplete is
+// skipped; an invalid one is reported as an error.
 func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 	cfg, cfgErr := s.config.Update(st.ResourceThreshold())
 	if cfg == nil {
 		return cfgErr
 	}
-	if !ptr.Deref(cfg.Enable, false) || cfg.CPUEvictBESatisfactionLowerPercent == nil || cfg.CPUEvictBESatisfactionUpperPercent == nil {
+	if !ptr.Deref(cfg.Enable, false) {
 		s.samples = s.samples[:0]
 		return cfgErr
+	}
+	errs := []error{cfgErr}
+	var beTask func() []qosmanager.EvictionTask
+	if s.gates.BECPUEvict {
+		var err error
+		beTask, err = s.sampleBE(ctx, st, cfg)
+		errs = append(errs, err)
+	}
+	logger := klog.FromContext(ctx)
+	if !s.lastEvict.IsZero() && st.Now.Sub(s.lastEvict) < s.coolDown {
+		logger.V(4).Info("Skipped CPU eviction during its cool-down", "lastEviction", s.lastEvict)
+		return errors.Join(errs...)
+	}
+	s.reporter.Retain(st.Pods)
+	var tasks []qosmanager.EvictionTask
+	if beTask != nil {
+		tasks = append(tasks, beTask()...)
+	}
+	if s.gates.CPUAllocatableEvict {
+		t, err := qosmanager.NewAllocatableThresholds(features.CPUAllocatableEvict, cfg.CPUAllocatableEvictThresholdPercent,
+			cfg.CPUAllocatableEvictLowerPercent, cfg.AllocatableEvictPriorityThreshold)
+		if err == nil {
+			tasks = append(tasks, qosmanager.AllocatableTasks(ctx, st, corev1.ResourceCPU, t, ReasonAllocatable, s.reporter)...)
+		}
+		errs = append(errs, err)
+	}
+	if s.gates.CPUEvict {
+		t, err := s.usageTask(ctx, st, cfg)
+		tasks = append(tasks, t...)
+		errs = append(errs, err)
+	}
+	if len(tasks) == 0 {
+		return errors.Join(errs...)
+	}
+	results, err := qosmanager.RunEvictions(ctx, s.evictor, tasks)
+	errs = append(errs, err)
+	for _, r := range results {
+		if r.Evicted > 0 {
+			s.lastEvict = st.Now
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// sampleBE records this round's sample of the BE pods and returns the function that builds BECPUEvict's task,
+// nil when the satisfaction percents are unset or the samples do not cover a third of the window yet.
+func (s *Strategy) sampleBE(ctx context.Context, st *qosmanager.State, cfg *slov1alpha1.ResourceThresholdStrategy) (func() []qosmanager.EvictionTask, error) {
+	if cfg.CPUEvictBESatisfactionLowerPercent == nil || cfg.CPUEvictBESatisfactionUpperPercent == nil {
+		s.samples = s.samples[:0]
+		return nil, nil
 	}
 	t := Thresholds{
 		Lower: *cfg.CPUEvictBESatisfactionLowerPercent,
@@ -131,30 +212,87 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 		Usage: ptr.Deref(cfg.CPUEvictBEUsageThresholdPercent, DefaultUsageThresholdPercent),
 	}
 	if err := t.Validate(); err != nil {
-		return errors.Join(cfgErr, fmt.Errorf("NodeSLO %s: %w", st.NodeSLO.Name, err))
+		return nil, fmt.Errorf("NodeSLO %s: %w", st.NodeSLO.Name, err)
 	}
 	window := max(time.Duration(ptr.Deref(cfg.CPUEvictTimeWindowSeconds, 0))*time.Second, s.interval)
-
 	current, err := s.sample(ctx, st, cfg.CPUEvictPolicy)
 	if err != nil {
-		return errors.Join(cfgErr, err)
+		return nil, err
 	}
 	s.record(current, window)
-	logger := klog.FromContext(ctx)
-	if !s.lastEvict.IsZero() && st.Now.Sub(s.lastEvict) < s.coolDown {
-		logger.V(4).Info("Skipped BE CPU eviction during its cool-down", "lastEviction", s.lastEvict)
-		return cfgErr
-	}
 	if time.Duration(len(s.samples))*s.interval*3 < window {
-		logger.V(4).Info("Waited for BE CPU samples to cover a third of the window", "samples", len(s.samples), "window", window)
-		return cfgErr
+		klog.FromContext(ctx).V(4).Info("Waited for BE CPU samples to cover a third of the window", "samples", len(s.samples), "window", window)
+		return nil, nil
 	}
-	avg := Average(s.samples)
-	release := ToRelease(avg, current, t)
+	release := ToRelease(Average(s.samples), current, t)
 	if release <= 0 {
-		return cfgErr
+		return nil, nil
 	}
-	return errors.Join(cfgErr, s.evict(ctx, st, current, t, release))
+	return func() []qosmanager.EvictionTask {
+		return []qosmanager.EvictionTask{s.beTask(ctx, st, current, t, release)}
+	}, nil
+}
+
+// usageTask is CPUEvict's task: when the node's CPU usage, averaged over cpuEvictTimeWindowSeconds (at least
+// one interval), reaches cpuEvictThresholdPercent of its capacity, pods labelled
+// koordinator.sh/eviction-enabled=true with a priority up to evictEnabledPriorityThreshold, in
+// qosmanager.SortVictims order by CPU usage, each releasing its usage, until the node is back at
+// cpuEvictLowerPercent (default: the threshold − 2).
+func (s *Strategy) usageTask(ctx context.Context, st *qosmanager.State, cfg *slov1alpha1.ResourceThresholdStrategy) ([]qosmanager.EvictionTask, error) {
+	switch {
+	case cfg.CPUEvictThresholdPercent == nil:
+		klog.FromContext(ctx).V(4).Info("Skipped CPUEvict: resourceUsedThresholdWithBE.cpuEvictThresholdPercent is unset")
+		return nil, nil
+	case cfg.EvictEnabledPriorityThreshold == nil:
+		return nil, fmt.Errorf("%s needs resourceUsedThresholdWithBE.evictEnabledPriorityThreshold", features.CPUEvict)
+	}
+	threshold := *cfg.CPUEvictThresholdPercent
+	lower := ptr.Deref(cfg.CPUEvictLowerPercent, threshold-LowerBufferPercent)
+	capacity := qosmanager.NodeCPUCapacity(st.Node)
+	if capacity <= 0 {
+		return nil, fmt.Errorf("node %s has no CPU capacity", st.Node.Name)
+	}
+	window := max(time.Duration(ptr.Deref(cfg.CPUEvictTimeWindowSeconds, 0))*time.Second, s.interval)
+	agg, ok := st.Metrics.Aggregate(qosmanager.NodeKey(corev1.ResourceCPU), st.Now.Add(-window), st.Now)
+	if !ok {
+		return nil, fmt.Errorf("no node CPU usage sample in the last %v", window)
+	}
+	used := agg.Avg
+	if used*100 < capacity*float64(threshold) {
+		return nil, nil
+	}
+	need := used - capacity*float64(lower)/100
+	filter := qosmanager.NodeLevelFilter{Feature: string(features.CPUEvict), MaxPriority: *cfg.EvictEnabledPriorityThreshold, Reporter: s.reporter}
+	usage := map[types.UID]float64{}
+	var victims []qosmanager.Victim
+	var pending []*corev1.Pod
+	for _, pod := range st.Pods {
+		u, sampled := st.Latest(qosmanager.PodKey(pod.UID, corev1.ResourceCPU))
+		if pod.DeletionTimestamp == nil && !sampled {
+			continue
+		}
+		v, ok := filter.Victim(ctx, pod, u)
+		switch {
+		case !ok:
+			continue
+		case pod.DeletionTimestamp != nil:
+			pending = append(pending, pod)
+		default:
+			victims = append(victims, v)
+		}
+		usage[pod.UID] = u
+	}
+	qosmanager.SortVictims(victims)
+	percent := used * 100 / capacity
+	return []qosmanager.EvictionTask{{
+		Feature: filter.Feature, Reason: ReasonNodeUsage, Need: need, Candidates: qosmanager.VictimPods(victims), Pending: pending,
+		Release: func(p *corev1.Pod) float64 { return usage[p.UID] },
+		Message: func(p *corev1.Pod, left float64) string {
+			return fmt.Sprintf("node CPU usage %s (average over %v) >= threshold %d%%, releasing %s to reach %d%%; pod CPU usage %s, priority %d <= %d",
+				qosmanager.FormatPercent(percent), window, threshold, qosmanager.FormatCores(left), lower,
+				qosmanager.FormatCores(usage[p.UID]), qosmanager.PodPriority(p), *cfg.EvictEnabledPriorityThreshold)
+		},
+	}}, nil
 }
 
 // sample measures the BE pods now.
@@ -202,29 +340,32 @@ func (s *Strategy) record(current Sample, window time.Duration) {
 	}
 }
 
-// evict evicts BE pods until their requests reach release cores.
-func (s *Strategy) evict(ctx context.Context, st *qosmanager.State, current Sample, t Thresholds, release float64) error {
-	s.reporter.Retain(st.Pods)
+// beTask is BECPUEvict's task: BE pods (by their qosClass label) in SortCandidates order, each releasing its
+// batch-cpu request, until release cores are released.
+func (s *Strategy) beTask(ctx context.Context, st *qosmanager.State, current Sample, t Thresholds, release float64) qosmanager.EvictionTask {
+	feature := string(features.BECPUEvict)
 	var candidates []Candidate
-	released := 0.0
+	var pending []*corev1.Pod
+	requests := map[types.UID]float64{}
 	for _, pod := range st.Pods {
-		if !qosmanager.LabelledBE(pod) {
+		if !qosmanager.LabelledBE(pod) || !qosmanager.PolicyAllows(ctx, s.reporter, pod, feature) {
 			continue
 		}
 		req := batchCPURequest(pod)
+		requests[pod.UID] = req
 		if pod.DeletionTimestamp != nil {
-			released += req
+			pending = append(pending, pod)
 			continue
 		}
-		ep, err := qosmanager.EvictionPriority(pod)
-		if err != nil {
-			s.reporter.Report(ctx, pod, extension.AnnotationPodEvictionPriority, err)
-		}
 		u, _ := st.Latest(qosmanager.PodKey(pod.UID, corev1.ResourceCPU))
-		candidates = append(candidates, Candidate{Pod: pod, EvictionPriority: ep, Priority: ptr.Deref(pod.Spec.Priority, 0), Request: req, Usage: u})
+		candidates = append(candidates, Candidate{Pod: pod, EvictionPriority: qosmanager.EvictionPriorityOf(ctx, s.reporter, pod),
+			Priority: ptr.Deref(pod.Spec.Priority, 0), Request: req, Usage: u})
 	}
 	SortCandidates(candidates)
-
+	pods := make([]*corev1.Pod, len(candidates))
+	for i := range candidates {
+		pods[i] = candidates[i].Pod
+	}
 	satisfaction := 0.0
 	if current.Request > 0 {
 		satisfaction = current.Limit / current.Request * 100
@@ -233,32 +374,16 @@ func (s *Strategy) evict(ctx context.Context, st *qosmanager.State, current Samp
 	if current.Limit > 0 {
 		usage = current.Usage / current.Limit * 100
 	}
-	var errs []error
-	evicted := 0
-	for _, c := range candidates {
-		if released >= release {
-			break
-		}
-		msg := fmt.Sprintf("BE CPU satisfaction %s (limit %s / request %s) < %d%% while BE pods use %s of the limit >= %d%%, "+
-			"releasing %s batch-cpu to reach %d%%; pod request %s",
-			qosmanager.FormatPercent(satisfaction), qosmanager.FormatCores(current.Limit), qosmanager.FormatCores(current.Request), t.Lower,
-			qosmanager.FormatPercent(usage), t.Usage, qosmanager.FormatCores(release-released), t.Upper, qosmanager.FormatCores(c.Request))
-		ok, err := s.evictor.Evict(ctx, c.Pod, Reason, msg)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if ok {
-			evicted++
-			released += c.Request
-		}
+	return qosmanager.EvictionTask{
+		Feature: feature, Reason: Reason, Need: release, Candidates: pods, Pending: pending,
+		Release: func(p *corev1.Pod) float64 { return requests[p.UID] },
+		Message: func(p *corev1.Pod, left float64) string {
+			return fmt.Sprintf("BE CPU satisfaction %s (limit %s / request %s) < %d%% while BE pods use %s of the limit >= %d%%, "+
+				"releasing %s batch-cpu to reach %d%%; pod request %s",
+				qosmanager.FormatPercent(satisfaction), qosmanager.FormatCores(current.Limit), qosmanager.FormatCores(current.Request), t.Lower,
+				qosmanager.FormatPercent(usage), t.Usage, qosmanager.FormatCores(left), t.Upper, qosmanager.FormatCores(requests[p.UID]))
+		},
 	}
-	if evicted > 0 {
-		s.lastEvict = st.Now
-	}
-	klog.FromContext(ctx).V(2).Info("Evicted BE pods for CPU satisfaction", "satisfactionPercent", satisfaction,
-		"usagePercent", usage, "releaseCores", release, "releasedCores", released, "evicted", evicted, "candidates", len(candidates))
-	return errors.Join(errs...)
 }
 
 // batchCPURequest returns the pod's batch-cpu request in cores: its app containers' and sidecars'.

@@ -101,22 +101,25 @@ func TestThresholdsValidate(t *testing.T) {
 }
 
 func TestSortCandidates(t *testing.T) {
-	c := func(name string, ep *int32, priority int32, req, usage float64) Candidate {
+	c := func(name string, ep int32, priority int32, req, usage float64) Candidate {
 		return Candidate{Pod: qostest.Pod(name), EvictionPriority: ep, Priority: priority, Request: req, Usage: usage}
 	}
 	in := []Candidate{
-		c("calm", nil, 5000, 4, 1),
-		c("high", nil, 5500, 1, 1),
-		c("hungry", nil, 5000, 4, 3),
-		c("annotated", ptr.To[int32](0), 5999, 1, 0),
-		c("no-request", nil, 5000, 0, 1),
+		c("calm", 0, 5000, 4, 1),
+		c("high", 0, 5500, 1, 1),
+		c("hungry", 0, 5000, 4, 3),
+		c("first", -1, 5999, 1, 0),
+		c("last", 1, 5000, 4, 4),
+		c("no-request", 0, 5000, 0, 1),
 	}
 	SortCandidates(in)
 	var got []string
 	for _, x := range in {
 		got = append(got, x.Pod.Name)
 	}
-	if diff := cmp.Diff([]string{"annotated", "hungry", "calm", "no-request", "high"}, got); diff != "" {
+	// Eviction priority -1 goes before the unannotated pods (0), 1 after them; among the 0s priority 5000 before
+	// 5500, and usage / request 0.75 (hungry) before 0.25 (calm) before no request.
+	if diff := cmp.Diff([]string{"first", "hungry", "calm", "no-request", "high", "last"}, got); diff != "" {
 		t.Errorf("order (-want,+got):\n%s", diff)
 	}
 }
@@ -271,5 +274,82 @@ func TestSamplesStayBounded(t *testing.T) {
 	}
 	if got := len(e.s.samples); got != 10 {
 		t.Errorf("samples kept for a 10 s window at 1 s = %d, want 10", got)
+	}
+}
+
+// TestCPUEvictByPriority: CPUEvict evicts pods labelled eviction-enabled up to evictEnabledPriorityThreshold,
+// largest CPU users first, when the node's CPU usage averaged over the window reaches the threshold.
+func TestCPUEvictByPriority(t *testing.T) {
+	e := newEnv(t, cgroup.V1)
+	enabled := qostest.Label(extension.LabelPodEvictEnabled, "true")
+	e.pods = []*corev1.Pod{
+		qostest.Pod("web", qostest.QoS(extension.QoSLS), qostest.Priority(9500), enabled),
+		qostest.Pod("mid", qostest.QoS(extension.QoSLS), qostest.Priority(7000), enabled),
+		qostest.Pod("a", qostest.QoS(extension.QoSBE), qostest.Priority(5000), enabled),
+		qostest.Pod("b", qostest.QoS(extension.QoSBE), qostest.Priority(5000), enabled),
+	}
+	e.s = New(e.cg, e.ev, WithGates(Gates{CPUEvict: true}))
+	cfg := &slov1alpha1.ResourceThresholdStrategy{
+		Enable: ptr.To(true), CPUEvictThresholdPercent: ptr.To[int64](80), EvictEnabledPriorityThreshold: ptr.To[int32](7999),
+		CPUEvictTimeWindowSeconds: ptr.To[int64](3),
+	}
+	// The node (8 cores) used 6, 7 and 8 cores in the last 3 s: 7 on average, 87.5% >= 80%. Release down to 78%:
+	// 7 − 8 × 0.78 = 0.76 cores. Pod usage (newest samples): web 3, mid 2, a 0.5, b 0.4.
+	for i, u := range []float64{6, 7, 8} {
+		e.cache.Append(qosmanager.NodeKey(corev1.ResourceCPU), e.now.Add(time.Duration(i-2)*time.Second), u)
+	}
+	for name, u := range map[string]float64{"web": 3, "mid": 2, "a": 0.5, "b": 0.4} {
+		e.cache.Append(qosmanager.PodKey(qostest.UID(name), corev1.ResourceCPU), e.now, u)
+	}
+	_, ctx := ktesting.NewTestContext(t)
+	st := qostest.State(e.node, qostest.NodeSLO(slov1alpha1.NodeSLOSpec{ResourceUsedThresholdWithBE: cfg}), e.cache, e.pods...)
+	st.Now = e.now
+	if err := e.s.Run(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	// a (priority 5000, 0.5 cores) then b (0.4): 0.9 >= 0.76. mid and web are not needed (web is above the
+	// priority threshold anyway).
+	want := []qostest.Eviction{
+		{Pod: "default/a", Reason: ReasonNodeUsage,
+			Message: "node CPU usage 87.5% (average over 3s) >= threshold 80%, releasing 760m to reach 78%; pod CPU usage 500m, priority 5000 <= 7999"},
+		{Pod: "default/b", Reason: ReasonNodeUsage,
+			Message: "node CPU usage 87.5% (average over 3s) >= threshold 80%, releasing 260m to reach 78%; pod CPU usage 400m, priority 5000 <= 7999"},
+	}
+	if diff := cmp.Diff(want, e.ev.Calls()); diff != "" {
+		t.Errorf("evictions (-want,+got):\n%s", diff)
+	}
+
+	// A threshold without evictEnabledPriorityThreshold is an error naming the field.
+	cfg.EvictEnabledPriorityThreshold = nil
+	e.s = New(e.cg, e.ev, WithGates(Gates{CPUEvict: true}))
+	if err := e.s.Run(ctx, st); err == nil || !strings.Contains(err.Error(), "evictEnabledPriorityThreshold") {
+		t.Errorf("Run = %v, want an error naming evictEnabledPriorityThreshold", err)
+	}
+}
+
+// TestCPUAllocatableEvict: mid pods requesting more mid-cpu than the node offers are evicted down to the lower
+// percent, largest request first.
+func TestCPUAllocatableEvict(t *testing.T) {
+	e := newEnv(t, cgroup.V1)
+	enabled := qostest.Label(extension.LabelPodEvictEnabled, "true")
+	mid := func(name, request string) *corev1.Pod {
+		return qostest.Pod(name, qostest.QoS(extension.QoSLS), qostest.Priority(7100), enabled,
+			qostest.Container("c", "", qostest.Resources("kubernetes.io/mid-cpu", request), nil))
+	}
+	e.pods = []*corev1.Pod{mid("m1", "1000"), mid("m3", "3000"), mid("m2", "2000")}
+	e.node.Status.Allocatable[extension.MidCPU] = resource.MustParse("4000")
+	e.s = New(e.cg, e.ev, WithGates(Gates{CPUAllocatableEvict: true}))
+	cfg := &slov1alpha1.ResourceThresholdStrategy{
+		Enable: ptr.To(true), CPUAllocatableEvictThresholdPercent: ptr.To[int64](120), CPUAllocatableEvictLowerPercent: ptr.To[int64](90),
+		AllocatableEvictPriorityThreshold: ptr.To[int32](7999),
+	}
+	if err := e.round(t, cfg); err != nil {
+		t.Fatal(err)
+	}
+	// 6000 of 4000 = 150% > 120%: release 6000 − 4000 × 0.9 = 2400: m3 (3000) alone.
+	want := []qostest.Eviction{{Pod: "default/m3", Reason: ReasonAllocatable,
+		Message: "kubernetes.io/mid-cpu requests 6000m (150% of allocatable 4000m) > threshold 120%, releasing 2400m to reach 90%; pod request 3000m, priority 7100 <= 7999"}}
+	if diff := cmp.Diff(want, e.ev.Calls()); diff != "" {
+		t.Errorf("evictions (-want,+got):\n%s", diff)
 	}
 }

@@ -115,8 +115,8 @@ func ToRelease(avg, current Sample, t Thresholds) float64 {
 type Candidate struct {
 	// Pod is the pod.
 	Pod *corev1.Pod
-	// EvictionPriority is the koordinator.sh/eviction-priority annotation, nil when absent or malformed.
-	EvictionPriority *int32
+	// EvictionPriority is the koordinator.sh/eviction-priority annotation, 0 when absent or malformed.
+	EvictionPriority int32
 	// Priority is spec.priority, 0 when unset.
 	Priority int32
 	// Request is its batch-cpu request in cores, what evicting it releases.
@@ -125,9 +125,9 @@ type Candidate struct {
 	Usage float64
 }
 
-// SortCandidates orders candidates for eviction: pods with a koordinator.sh/eviction-priority annotation first
-// (lowest value first); then by priority ascending; then by usage / request descending (the pods that suffer
-// most from the lack of CPU); then by namespace and name.
+// SortCandidates orders candidates for eviction: by koordinator.sh/eviction-priority ascending (0 when absent,
+// as in Koordinator); then by priority ascending; then by usage / request descending (the pods that suffer most
+// from the lack of CPU); then by namespace and name. Without annotations this is Koordinator's BE order.
 func SortCandidates(c []Candidate) {
 	ratio := func(x Candidate) float64 {
 		if x.Request <= 0 {
@@ -136,15 +136,8 @@ func SortCandidates(c []Candidate) {
 		return x.Usage / x.Request
 	}
 	slices.SortFunc(c, func(a, b Candidate) int {
-		switch {
-		case a.EvictionPriority != nil && b.EvictionPriority == nil:
-			return -1
-		case a.EvictionPriority == nil && b.EvictionPriority != nil:
-			return 1
-		case a.EvictionPriority != nil && *a.EvictionPriority != *b.EvictionPriority:
-			return cmp.Compare(*a.EvictionPriority, *b.EvictionPriority)
-		}
 		return cmp.Or(
+			cmp.Compare(a.EvictionPriority, b.EvictionPriority),
 			cmp.Compare(a.Priority, b.Priority),
 			cmp.Compare(ratio(b), ratio(a)),
 			strings.Compare(a.Pod.Namespace, b.Pod.Namespace),

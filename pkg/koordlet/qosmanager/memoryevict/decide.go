@@ -42,29 +42,22 @@ func NeedRelease(capacity, used, thresholdPercent, lowerPercent int64) (int64, b
 type Candidate struct {
 	// Pod is the pod.
 	Pod *corev1.Pod
-	// EvictionPriority is the koordinator.sh/eviction-priority annotation, nil when absent or malformed.
-	EvictionPriority *int32
+	// EvictionPriority is the koordinator.sh/eviction-priority annotation, 0 when absent or malformed.
+	EvictionPriority int32
 	// Priority is spec.priority, 0 when unset.
 	Priority int32
 	// Memory is its newest memory usage sample in bytes, 0 when unknown.
 	Memory int64
 }
 
-// SortCandidates orders candidates for eviction: pods with a koordinator.sh/eviction-priority annotation first,
-// by its value ascending (the annotation is how a user picks who goes first); then by priority ascending; then
-// by memory usage descending (so that fewer evictions release the memory); then by namespace and name, so that
-// the order is stable.
+// SortCandidates orders candidates for eviction: by koordinator.sh/eviction-priority ascending (0 when absent,
+// as in Koordinator, so a negative value goes before unannotated pods and a positive one after them); then by
+// priority ascending; then by memory usage descending (so that fewer evictions release the memory); then by
+// namespace and name, so that the order is stable. Without annotations this is Koordinator's BE order.
 func SortCandidates(c []Candidate) {
 	slices.SortFunc(c, func(a, b Candidate) int {
-		switch {
-		case a.EvictionPriority != nil && b.EvictionPriority == nil:
-			return -1
-		case a.EvictionPriority == nil && b.EvictionPriority != nil:
-			return 1
-		case a.EvictionPriority != nil && *a.EvictionPriority != *b.EvictionPriority:
-			return cmp.Compare(*a.EvictionPriority, *b.EvictionPriority)
-		}
 		return cmp.Or(
+			cmp.Compare(a.EvictionPriority, b.EvictionPriority),
 			cmp.Compare(a.Priority, b.Priority),
 			cmp.Compare(b.Memory, a.Memory),
 			strings.Compare(a.Pod.Namespace, b.Pod.Namespace),
