@@ -133,7 +133,10 @@ func colocationStrategyAnnotation(annotations map[string]string) (*ColocationStr
 	if value == "" {
 		return nil, nil
 	}
-	s, err := decodeStrict[ColocationStrategy](value)
+	s, unknown, err := decodeStrict[ColocationStrategy](value)
+	if err == nil && len(unknown) > 0 {
+		err = errors.Join(unknown...)
+	}
 	if err != nil {
 		return nil, &extension.AnnotationError{Key: key, Value: value, Err: err}
 	}

@@ -72,41 +72,70 @@ func (e *ParseError) Unwrap() error {
 	return e.Err
 }
 
-// parseStrict decodes the value of the ConfigMap key into a new T, rejecting unknown and duplicate fields.
+// UnknownFieldsError reports the fields of a key's value that match no field of its schema: a typo, or a field
+// of a Koordinator version or feature Koord does not know. Everything else in the value decoded.
+// +kubebuilder:object:generate=false
+type UnknownFieldsError struct {
+	// Errs name one unknown field each, by its JSON path.
+	Errs []error
+}
+
+// Error lists the unknown fields, one per line.
+func (e *UnknownFieldsError) Error() string { return errors.Join(e.Errs...).Error() }
+
+// Unwrap returns one error per unknown field.
+func (e *UnknownFieldsError) Unwrap() []error { return e.Errs }
+
+// parseStrict decodes the value of the ConfigMap key into a new T, rejecting unknown and duplicate fields. When
+// the only problem is unknown fields, it returns the value decoded without them too, with a *ParseError that
+// wraps an *UnknownFieldsError, so that a caller may choose to apply the fields it knows (see
+// IsOnlyUnknownFields); a caller that stops at the error is strict.
 func parseStrict[T any](key, data string) (*T, error) {
-	out, err := decodeStrict[T](data)
+	out, unknown, err := decodeStrict[T](data)
 	if err != nil {
 		return nil, &ParseError{Key: key, Err: err}
+	}
+	if len(unknown) > 0 {
+		return out, &ParseError{Key: key, Err: &UnknownFieldsError{Errs: unknown}}
 	}
 	return out, nil
 }
 
-// decodeStrict decodes data into a new T, rejecting unknown and duplicate fields. Field names match
-// case-insensitively, as in Koordinator. Errors name the JSON path of the field, or the line and column of a
-// syntax error.
-func decodeStrict[T any](data string) (*T, error) {
+// IsOnlyUnknownFields reports whether err, from a Parse function, says only that the value has fields its schema
+// does not know; the value was decoded without them.
+func IsOnlyUnknownFields(err error) bool {
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	_, ok := pe.Err.(*UnknownFieldsError)
+	return ok
+}
+
+// decodeStrict decodes data into a new T. Syntax errors, duplicate fields and values of the wrong type are err;
+// fields the schema does not know are returned in unknown, with the value decoded without them. Field names
+// match case-insensitively, as in Koordinator. Errors name the JSON path of the field, or the line and column of
+// a syntax error.
+func decodeStrict[T any](data string) (out *T, unknown []error, err error) {
 	// First pass, on the text as written: syntax errors (with their position), duplicate fields and type errors.
 	strictErrs, err := kjson.UnmarshalStrict([]byte(data), new(T), kjson.DisallowDuplicateFields)
 	if err != nil {
-		return nil, describeDecodeError(data, err)
+		return nil, nil, describeDecodeError(data, err)
 	}
 	if len(strictErrs) > 0 {
-		return nil, errors.Join(strictErrs...)
+		return nil, nil, errors.Join(strictErrs...)
 	}
 	// Second pass, with the field names spelt as the schema spells them: unknown fields, named by their path.
 	canonical, err := canonicalJSON(data, reflect.TypeFor[T]())
 	if err != nil {
-		return nil, describeDecodeError(data, err)
+		return nil, nil, describeDecodeError(data, err)
 	}
-	out := new(T)
-	strictErrs, err = kjson.UnmarshalStrict(canonical, out)
+	out = new(T)
+	unknown, err = kjson.UnmarshalStrict(canonical, out, kjson.DisallowUnknownFields)
 	if err != nil {
-		return nil, describeDecodeError(string(canonical), err)
+		return nil, nil, describeDecodeError(string(canonical), err)
 	}
-	if len(strictErrs) > 0 {
-		return nil, errors.Join(strictErrs...)
-	}
-	return out, nil
+	return out, unknown, nil
 }
 
 // canonicalJSON re-encodes data with each object key that names a field of t only up to case ("Enable" for

@@ -18,6 +18,7 @@ package configuration
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,11 +171,16 @@ func TestParseColocationCfg(t *testing.T) {
 		"misspelt field": {
 			data:    `{"cpuReclaimThresholdPrecent": 70}`,
 			wantErr: `colocation-config: unknown field "cpuReclaimThresholdPrecent"`,
+			want:    &ColocationCfg{},
 		},
 		"unknown fields are each named with their path": {
 			data: `{"enabled": true, "nodeConfigs": [{"nodeSelector": {}}, {"nodeSelector": {}, "cpuReclaim": 1}]}`,
 			wantErr: "colocation-config: unknown field \"enabled\"\n" +
 				`colocation-config: unknown field "nodeConfigs[1].cpuReclaim"`,
+			want: &ColocationCfg{NodeConfigs: []NodeColocationCfg{
+				{NodeCfgProfile: NodeCfgProfile{NodeSelector: &metav1.LabelSelector{}}},
+				{NodeCfgProfile: NodeCfgProfile{NodeSelector: &metav1.LabelSelector{}}},
+			}},
 		},
 		"field names match case-insensitively, as in Koordinator": {
 			data: `{"CPUReclaimThresholdPercent": 70, "nodeConfigs": [{"Name": "a", "NODESELECTOR": {"matchLabels": {"Pool": "X"}}, "enable": true}]}`,
@@ -189,10 +195,12 @@ func TestParseColocationCfg(t *testing.T) {
 		"a case variant next to the exact name is unknown": {
 			data:    `{"enable": true, "Enable": false}`,
 			wantErr: `colocation-config: unknown field "Enable"`,
+			want:    &ColocationCfg{ColocationStrategy: ColocationStrategy{Enable: ptr.To(true)}},
 		},
 		"two case variants: the first in byte order wins, the other is unknown": {
 			data:    `{"Enable": true, "ENABLE": false}`,
 			wantErr: `colocation-config: unknown field "Enable"`,
+			want:    &ColocationCfg{ColocationStrategy: ColocationStrategy{Enable: ptr.To(false)}},
 		},
 		"wrong type in a case variant": {
 			data:    `{"nodeConfigs": [{"DegradeTimeMinutes": "5"}]}`,
@@ -249,6 +257,10 @@ func TestParseColocationCfg(t *testing.T) {
 				if !errors.As(err, &perr) || perr.Key != ColocationConfigKey {
 					t.Errorf("ParseColocationCfg() error %T does not name the key", err)
 				}
+			}
+			// Unknown fields alone leave the rest decoded (tc.want), for a tolerant caller; any other error none.
+			if onlyUnknown := strings.Contains(errString(err), "unknown field"); IsOnlyUnknownFields(err) != onlyUnknown {
+				t.Errorf("IsOnlyUnknownFields() = %v, want %v", !onlyUnknown, onlyUnknown)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("ParseColocationCfg() (-want,+got):\n%s", diff)

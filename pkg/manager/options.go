@@ -175,7 +175,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.PprofBindAddress, "pprof-addr", o.PprofBindAddress, "Address of net/http/pprof when --enable-pprof is set.")
 	fs.StringToStringVar(&o.WebhookFailurePolicies, "webhook-failure-policy", o.WebhookFailurePolicies,
 		"Failure policy per kind, e.g. pods=Ignore,elasticquotas=Fail (kinds: pods, elasticquotas, clustercolocationprofiles, configmaps; policies: Ignore, Fail). "+
-			"Default: Ignore for pods, Fail for Koord's kinds and its ConfigMap.")
+			"Default, as Koordinator's chart: Ignore for pods and elasticquotas, Fail for clustercolocationprofiles and the SLO ConfigMap.")
 	fs.BoolVar(&o.Webhook.OwnedByNamespace, "webhook-owned-by-namespace", o.Webhook.OwnedByNamespace,
 		"Make the webhook configurations dependents of the --webhook-service-namespace Namespace, so that deleting the namespace (helm uninstall) deletes them.")
 	o.gatesFlag = features.NewManagerCompatFlag(o.FeatureGates)

@@ -107,7 +107,7 @@ func webhookHooks(mgr ctrl.Manager, o Options) []webhook.Hook {
 			Name: "melasticquota.koord.dev", Path: elasticquota.MutatingPath, Mutating: true,
 			Handler:       elasticquota.NewMutatingWebhook(reader, decoder),
 			Rules:         rule(schedulingsigsv1alpha1.GroupName, "v1alpha1", "elasticquotas", create),
-			FailurePolicy: policy("elasticquotas", fail),
+			FailurePolicy: policy("elasticquotas", ignore),
 		})
 	}
 	if gates.Enabled(features.ElasticQuotaValidatingWebhook) {
@@ -117,7 +117,7 @@ func webhookHooks(mgr ctrl.Manager, o Options) []webhook.Hook {
 				MaxKeysIncluded: gates.Enabled(features.ElasticQuotaEnableUpdateResourceKey),
 			}),
 			Rules:         rule(schedulingsigsv1alpha1.GroupName, "v1alpha1", "elasticquotas", create, update, del),
-			FailurePolicy: policy("elasticquotas", fail),
+			FailurePolicy: policy("elasticquotas", ignore),
 		})
 	}
 	if gates.Enabled(features.ConfigMapValidatingWebhook) {

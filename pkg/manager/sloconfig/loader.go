@@ -45,6 +45,9 @@ import (
 const (
 	// ReasonInvalidSLOConfig is the reason of the Warning Event on a ConfigMap version that was rejected.
 	ReasonInvalidSLOConfig = "InvalidSLOConfig"
+	// ReasonUnknownSLOConfigFields is the reason of the Warning Event on a ConfigMap version that was applied
+	// without fields Koord does not know.
+	ReasonUnknownSLOConfigFields = "UnknownSLOConfigFields"
 	// actionLoad is the action of the Events the loader emits.
 	actionLoad = "LoadSLOConfig"
 	// maxEventNote is the longest Event note the events API accepts, in bytes.
@@ -86,6 +89,8 @@ type Loader struct {
 	// lastRejected is the resourceVersion last rejected, so that a resync reports it only once. Requests for one
 	// key are never processed concurrently, so it needs no lock.
 	lastRejected string
+	// lastWarned is the resourceVersion whose unknown fields were last reported, for the same reason.
+	lastWarned string
 }
 
 var _ reconcile.Reconciler = (*Loader)(nil)
@@ -150,10 +155,17 @@ func (l *Loader) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.
 		return reconcile.Result{}, nil
 	}
 	log = log.WithValues("resourceVersion", cm.ResourceVersion)
-	snap, err := Parse(cm)
+	snap, unknown, err := ParseTolerant(cm)
 	if err != nil {
 		l.reject(log, cm, err)
 		return reconcile.Result{}, nil
+	}
+	if unknown != nil && cm.ResourceVersion != l.lastWarned {
+		l.lastWarned = cm.ResourceVersion
+		log.Info("Applied the SLO ConfigMap without the fields Koord does not know", "unknownFields", unknown.Error())
+		l.recorder.Eventf(cm, nil, corev1.EventTypeWarning, ReasonUnknownSLOConfigFields, actionLoad, "%s",
+			truncateNote("Applied without these fields, which Koord does not know (a typo, or a Koordinator feature Koord lacks); "+
+				"the webhook refuses them in new versions:\n"+unknown.Error(), maxEventNote))
 	}
 	l.metrics.configValid.Set(1)
 	recovered := l.lastRejected != ""

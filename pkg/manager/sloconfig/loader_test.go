@@ -74,11 +74,23 @@ func TestLoaderReconcile(t *testing.T) {
 				{data: colocation(validData), wantRV: "1", wantSynced: true, wantNotify: true, wantValid: 1},
 				{data: colocation(invalidData), wantRV: "1", wantSynced: true, wantEvents: []string{invalidNote}, wantValid: 0, wantRejects: 1},
 				{wantRV: "1", wantSynced: true, wantValid: 0},
-				{data: colocation(`{"nope": 1}`), wantRV: "1", wantSynced: true, wantValid: 0, wantRejects: 1, wantEvents: []string{
-					"Warning InvalidSLOConfig The configuration was not applied, the last good one stays in force:\n" +
-						`colocation-config: unknown field "nope"`,
+				{data: colocation(`{"enable": false}`), wantRV: "3", wantSynced: true, wantNotify: true, wantValid: 1},
+			},
+		},
+		"fields Koord does not know: applied without them, reported once per version": {
+			steps: []step{
+				{data: colocation(validData), wantRV: "1", wantSynced: true, wantNotify: true, wantValid: 1},
+				{data: colocation(`{"enable": false, "nope": 1}`), wantRV: "2", wantSynced: true, wantNotify: true, wantValid: 1, wantEvents: []string{
+					"Warning UnknownSLOConfigFields Applied without these fields, which Koord does not know (a typo, or a Koordinator " +
+						"feature Koord lacks); the webhook refuses them in new versions:\n" + `colocation-config: unknown field "nope"`,
 				}},
-				{data: colocation(`{"enable": false}`), wantRV: "4", wantSynced: true, wantNotify: true, wantValid: 1},
+				{wantRV: "2", wantSynced: true, wantValid: 1},
+				// Unknown fields beside an invalid value: rejected, both reported.
+				{data: colocation(`{"nope": 1, "degradeTimeMinutes": 0}`), wantRV: "2", wantSynced: true, wantValid: 0, wantRejects: 1, wantEvents: []string{
+					"Warning InvalidSLOConfig The configuration was not applied, the last good one stays in force:\n" +
+						`colocation-config: unknown field "nope"` + "\n" +
+						"colocation-config.degradeTimeMinutes: Invalid value: 0: must be greater than or equal to 1",
+				}},
 			},
 		},
 		"an edit that changes nothing parsed does not notify": {

@@ -24,6 +24,11 @@ limitations under the License.
 // koord_manager_slo_config_rejected_total. The ConfigMap webhook (pkg/manager/webhook/configmap) rejects such a
 // version up front with the same message when it is installed.
 //
+// Fields Koord does not know are the exception: the webhook refuses them (a typo is caught when it is written),
+// but a version that holds them and gets in anyway (written while the webhook was away, or by a Koordinator
+// install before the switch) is applied without them, with a Warning Event UnknownSLOConfigFields naming them.
+// Koordinator ignores unknown fields; refusing the whole version would leave a switching cluster on the defaults.
+//
 // A deleted or missing ConfigMap means the defaults, as in Koordinator.
 package sloconfig
 
@@ -51,26 +56,47 @@ func DefaultSnapshot() *Snapshot {
 	return &Snapshot{}
 }
 
-// Parse parses and validates every key of cm. A missing or blank key means its defaults; keys Koord does not
-// read (cpu-normalization-config, ...) are ignored. The error lists every problem, one per line, each naming the
-// key and the field, e.g.
+// Parse parses and validates every key of cm, strictly: a field Koord does not know is an error. A missing or
+// blank key means its defaults; keys Koord does not read (cpu-normalization-config, ...) are ignored. The error
+// lists every problem, one per line, each naming the key and the field, e.g.
 //
 //	colocation-config: unknown field "cpuReclaimThresholdPrecent"
 //	resource-threshold-config.clusterStrategy.memoryEvictLowerPercent: Invalid value: 75: must be less than memoryEvictThresholdPercent (70)
 //
-// A nil cm gives the DefaultSnapshot.
+// A nil cm gives the DefaultSnapshot. The ConfigMap webhook uses it, so that a typo is refused when it is written.
 func Parse(cm *corev1.ConfigMap) (*Snapshot, error) {
-	if cm == nil {
-		return DefaultSnapshot(), nil
+	snap, unknown, err := ParseTolerant(cm)
+	if err != nil {
+		return nil, err
 	}
-	snap := &Snapshot{ResourceVersion: cm.ResourceVersion}
-	var errs []error
+	if unknown != nil {
+		return nil, unknown
+	}
+	return snap, nil
+}
+
+// ParseTolerant parses and validates every key of cm as Parse does, except that fields Koord does not know do
+// not make the version invalid: the snapshot is built from the fields it knows and validated, and the unknown
+// fields are returned in unknown (one line each, naming the key and the field). A ConfigMap written for
+// Koordinator may hold fields of features or versions Koord lacks; refusing the whole version for them would leave
+// a switching cluster on the defaults. err holds every other problem (syntax, types, duplicates, validation), and
+// the unknown fields with them. The loader uses it.
+func ParseTolerant(cm *corev1.ConfigMap) (snap *Snapshot, unknown, err error) {
+	if cm == nil {
+		return DefaultSnapshot(), nil, nil
+	}
+	snap = &Snapshot{ResourceVersion: cm.ResourceVersion}
+	var errs, unknowns []error
 	parse := func(key string, decode func(string) error) {
 		data, ok := cm.Data[key]
 		if !ok || strings.TrimSpace(data) == "" {
 			return
 		}
-		if err := decode(data); err != nil {
+		switch err := decode(data); {
+		case err == nil:
+		case configuration.IsOnlyUnknownFields(err):
+			unknowns = append(unknowns, err)
+		default:
 			errs = append(errs, err)
 		}
 	}
@@ -101,8 +127,9 @@ func Parse(cm *corev1.ConfigMap) (*Snapshot, error) {
 	for _, e := range configuration.ValidateSLOCfg((*field.Path)(nil), &snap.SLOCfg) {
 		errs = append(errs, e)
 	}
+	unknown = errors.Join(unknowns...)
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, nil, errors.Join(append(unknowns, errs...)...)
 	}
-	return snap, nil
+	return snap, unknown, nil
 }

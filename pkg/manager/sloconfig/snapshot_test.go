@@ -85,6 +85,7 @@ func TestParse(t *testing.T) {
 			}),
 			wantErr: `colocation-config: unknown field "cpuReclaimThresholdPrecent"` + "\n" +
 				"system-config: line 1, column 21: unexpected end of JSON input\n" +
+				"colocation-config.degradeTimeMinutes: Invalid value: 0: must be greater than or equal to 1\n" +
 				"resource-threshold-config.clusterStrategy.memoryEvictLowerPercent: Invalid value: 75: must be less than memoryEvictThresholdPercent (70)\n" +
 				"cpu-burst-config.clusterStrategy.cpuBurstPercent: Invalid value: 0: must be between 1 and 10000",
 		},
@@ -107,4 +108,40 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestParseTolerant: fields Koord does not know make Parse fail but not ParseTolerant, which applies the fields it
+// knows, validated, and names the others; any other problem fails both.
+func TestParseTolerant(t *testing.T) {
+	cm := configMap("11", map[string]string{
+		configuration.ColocationConfigKey:        `{"enable": true, "cpuReclaimThresholdPercent": 60, "aFutureKoordinatorField": 1}`,
+		configuration.ResourceThresholdConfigKey: `{"clusterStrategy": {"enable": true, "memoryEvictThresholdPercent": 80, "cpuEvictPlicy": "x"}}`,
+	})
+	snap, unknown, err := ParseTolerant(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Snapshot{ResourceVersion: "11", SLOCfg: configuration.SLOCfg{
+		Colocation: &configuration.ColocationCfg{ColocationStrategy: configuration.ColocationStrategy{
+			Enable: ptr.To(true), CPUReclaimThresholdPercent: ptr.To[int64](60)}},
+		ResourceThreshold: &configuration.ResourceThresholdCfg{ClusterStrategy: &slov1alpha1.ResourceThresholdStrategy{
+			Enable: ptr.To(true), MemoryEvictThresholdPercent: ptr.To[int64](80)}},
+	}}
+	if diff := cmp.Diff(want, snap); diff != "" {
+		t.Errorf("ParseTolerant() (-want,+got):\n%s", diff)
+	}
+	wantUnknown := `colocation-config: unknown field "aFutureKoordinatorField"` + "\n" +
+		`resource-threshold-config: unknown field "clusterStrategy.cpuEvictPlicy"`
+	if diff := cmp.Diff(wantUnknown, errString(unknown)); diff != "" {
+		t.Errorf("unknown fields (-want,+got):\n%s", diff)
+	}
+	if _, err := Parse(cm); errString(err) != wantUnknown {
+		t.Errorf("Parse() error = %q, want the unknown fields %q", errString(err), wantUnknown)
+	}
+
+	// A value of the wrong type is no unknown field: the version is refused, with every problem named.
+	cm.Data[configuration.ColocationConfigKey] = `{"enable": "yes", "nope": 1}`
+	if snap, unknown, err := ParseTolerant(cm); err == nil || snap != nil || unknown != nil {
+		t.Errorf("ParseTolerant() with a type error = %v, %v, %v; want only an error", snap, unknown, err)
+	}
 }

@@ -67,7 +67,7 @@ func TestWebhookRegistration(t *testing.T) {
 	}
 	want := map[string]admissionregistrationv1.FailurePolicyType{
 		"mpod.koord.dev": admissionregistrationv1.Ignore, "vpod.koord.dev": admissionregistrationv1.Ignore,
-		"vclustercolocationprofile.koord.dev": admissionregistrationv1.Fail, "velasticquota.koord.dev": admissionregistrationv1.Fail,
+		"vclustercolocationprofile.koord.dev": admissionregistrationv1.Fail, "velasticquota.koord.dev": admissionregistrationv1.Ignore,
 		"vconfigmap.koord.dev": admissionregistrationv1.Fail,
 	}
 	for name, p := range want {
@@ -119,7 +119,7 @@ func TestWebhookRegistrationOwnedByNamespace(t *testing.T) {
 	opts := testOptions(t)
 	opts.Controllers = nil
 	opts.Webhook.OwnedByNamespace = true
-	opts.WebhookFailurePolicies = map[string]string{"elasticquotas": "Ignore"}
+	opts.WebhookFailurePolicies = map[string]string{"elasticquotas": "Fail"}
 	startManager(t, opts)
 	ctx := t.Context()
 
@@ -142,8 +142,8 @@ func TestWebhookRegistrationOwnedByNamespace(t *testing.T) {
 		}
 	}
 	for _, w := range validating.Webhooks {
-		if w.Name == "velasticquota.koord.dev" && *w.FailurePolicy != admissionregistrationv1.Ignore {
-			t.Errorf("velasticquota.koord.dev failure policy = %s, want Ignore from --webhook-failure-policy", *w.FailurePolicy)
+		if w.Name == "velasticquota.koord.dev" && *w.FailurePolicy != admissionregistrationv1.Fail {
+			t.Errorf("velasticquota.koord.dev failure policy = %s, want Fail from --webhook-failure-policy", *w.FailurePolicy)
 		}
 	}
 }
