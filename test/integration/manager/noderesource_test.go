@@ -303,6 +303,12 @@ func nrWaitForResources(t *testing.T, name string, want map[corev1.ResourceName]
 	return node
 }
 
+// nrBatch is the resources of a node with batch-cpu and batch-memory, and mid-cpu and mid-memory 0: without
+// prodReclaimableMetric nothing is reclaimable (as in Koordinator) and midUnallocatedPercent is 0 by default.
+func nrBatch(cpu, memory int64) map[corev1.ResourceName]int64 {
+	return map[corev1.ResourceName]int64{extension.BatchCPU: cpu, extension.BatchMemory: memory, extension.MidCPU: 0, extension.MidMemory: 0}
+}
+
 // nrExplanation parses the colocation explanation annotation of node.
 func nrExplanation(t *testing.T, node *corev1.Node) *extension.ColocationExplanation {
 	t.Helper()
@@ -385,19 +391,22 @@ func TestNodeResourceWorkedExamples(t *testing.T) {
 		//   SystemUsed   = max(system usage 7 / 12Gi, reserved 0) = 7 / 12Gi
 		//   cpu    = 100 − 35 − 7 − 33       = 25 cores → 25000
 		//   memory = 120 − 42 − 12 − 33 (Gi) = 33Gi
-		// No prodReclaimableMetric: mid resources are not offered.
+		// No prodReclaimableMetric: nothing reclaimable, as in Koordinator; with midUnallocatedPercent 0, mid is 0
+		// (NodeUnused 50 / 65Gi and Unallocated 53 / 48Gi as in the "mid" case).
 		name:     "usage",
 		strategy: `{"cpuCalculatePolicy":"usage","memoryCalculatePolicy":"usage"}`,
-		want:     map[corev1.ResourceName]int64{extension.BatchCPU: 25000, extension.BatchMemory: nrGi(33)},
+		want:     nrBatch(25000, nrGi(33)),
 		wantExplanation: &extension.ColocationExplanation{
 			Policy: extension.ColocationPolicy{CPU: "usage", Memory: "usage"},
 			CPU: extension.ColocationResourceExplanation{
 				Capacity: nrQ("100"), ReclaimPercent: ptr.To[int64](65), SafetyMargin: nrQ("35"), NodeReserved: nrQ("0"),
 				SystemUsed: nrQ("7"), HPRequest: nrQ("40"), HPUsed: nrQ("33"), HPMaxUsedReq: nrQ("42"), Batch: nrQ("25"),
+				ProdReclaimable: nrQ("0"), NodeUnused: nrQ("50"), Unallocated: nrQ("53"), MidThresholdCap: nrQ("100"), Mid: nrQ("0"),
 			},
 			Memory: extension.ColocationResourceExplanation{
 				Capacity: nrQ("120Gi"), ReclaimPercent: ptr.To[int64](65), SafetyMargin: nrQ("42Gi"), NodeReserved: nrQ("0"),
 				SystemUsed: nrQ("12Gi"), HPRequest: nrQ("60Gi"), HPUsed: nrQ("33Gi"), HPMaxUsedReq: nrQ("60Gi"), Batch: nrQ("33Gi"),
+				ProdReclaimable: nrQ("0"), NodeUnused: nrQ("65Gi"), Unallocated: nrQ("48Gi"), MidThresholdCap: nrQ("120Gi"), Mid: nrQ("0"),
 			},
 		},
 	}, {
@@ -406,21 +415,21 @@ func TestNodeResourceWorkedExamples(t *testing.T) {
 		//   Batch = Capacity − SafetyMargin − NodeReserved − HPRequest = 120 − 24 − 0 − 60 = 36Gi
 		name:     "request",
 		strategy: `{"cpuReclaimThresholdPercent":70,"memoryReclaimThresholdPercent":80,"cpuCalculatePolicy":"maxUsageRequest","memoryCalculatePolicy":"request"}`,
-		want:     map[corev1.ResourceName]int64{extension.BatchCPU: 21000, extension.BatchMemory: nrGi(36)},
+		want:     nrBatch(21000, nrGi(36)),
 	}, {
 		// maxUsageRequest: Batch = Capacity − SafetyMargin − SystemUsed − HPMaxUsedReq
 		//   cpu    = 100 − 35 − 7 − 42       = 16 → 16000
 		//   memory = 120 − 42 − 12 − 60 (Gi) = 6Gi
 		name:     "maxusagerequest",
 		strategy: `{"cpuCalculatePolicy":"maxUsageRequest","memoryCalculatePolicy":"maxUsageRequest"}`,
-		want:     map[corev1.ResourceName]int64{extension.BatchCPU: 16000, extension.BatchMemory: nrGi(6)},
+		want:     nrBatch(16000, nrGi(6)),
 	}, {
 		// usage (25 / 33Gi as above), capped at Capacity × batchThresholdPercent:
 		//   cpu    min(25, 100 × 20%)     = 20 → 20000
 		//   memory min(33Gi, 120Gi × 25%) = 30Gi
 		name:     "threshold",
 		strategy: `{"batchCPUThresholdPercent":20,"batchMemoryThresholdPercent":25}`,
-		want:     map[corev1.ResourceName]int64{extension.BatchCPU: 20000, extension.BatchMemory: nrGi(30)},
+		want:     nrBatch(20000, nrGi(30)),
 	}, {
 		// Batch as in usage: 25000 / 33Gi. Mid, default mode, prodReclaimable 5 / 8Gi, midUnallocatedPercent 50,
 		// midCPUThresholdPercent 30:
@@ -525,7 +534,7 @@ func TestNodeResourceNodeLabelOverride(t *testing.T) {
 	//   cpu    margin 100 × 50% = 50;      100 − 50 − 7 − 33 = 10 → 10000
 	//   memory margin 120Gi × 25% = 30Gi;  120 − 30 − 12 − 33 = 45Gi
 	nrSetupBaseNode(t, ns, name, map[string]string{extension.LabelCPUReclaimRatio: "0.5", extension.LabelMemoryReclaimRatio: "0.75"}, nil)
-	nrWaitForResources(t, name, map[corev1.ResourceName]int64{extension.BatchCPU: 10000, extension.BatchMemory: nrGi(45)})
+	nrWaitForResources(t, name, nrBatch(10000, nrGi(45)))
 
 	relabel := func(labels map[string]string) {
 		t.Helper()
@@ -541,10 +550,10 @@ func TestNodeResourceNodeLabelOverride(t *testing.T) {
 	}
 	// cpu 0.8: margin 20; 100 − 20 − 7 − 33 = 40 → 40000 (a change of 300 %, far above the diff threshold).
 	relabel(map[string]string{extension.LabelCPUReclaimRatio: "0.8", extension.LabelMemoryReclaimRatio: "0.75"})
-	nrWaitForResources(t, name, map[corev1.ResourceName]int64{extension.BatchCPU: 40000, extension.BatchMemory: nrGi(45)})
+	nrWaitForResources(t, name, nrBatch(40000, nrGi(45)))
 	// Without labels colocation-config's 65 / 65 applies again: 25000 / 33Gi.
 	relabel(nil)
-	nrWaitForResources(t, name, map[corev1.ResourceName]int64{extension.BatchCPU: 25000, extension.BatchMemory: nrGi(33)})
+	nrWaitForResources(t, name, nrBatch(25000, nrGi(33)))
 }
 
 // TestNodeResourceDegrade checks the degrade rule with degradeTimeMinutes 1: a stale NodeMetric removes the batch
@@ -557,7 +566,7 @@ func TestNodeResourceDegrade(t *testing.T) {
 	name := "nr-degrade-" + utilrand.String(5)
 
 	// Usage policy on the base fixture: 25000 / 33Gi.
-	base := map[corev1.ResourceName]int64{extension.BatchCPU: 25000, extension.BatchMemory: nrGi(33)}
+	base := nrBatch(25000, nrGi(33))
 	status := nrSetupBaseNode(t, ns, name, nil, nil)
 	nrWaitForResources(t, name, base)
 
@@ -609,7 +618,7 @@ func TestNodeResourceThrottle(t *testing.T) {
 	ctx := t.Context()
 
 	status := nrSetupBaseNode(t, ns, name, nil, nil)
-	before := nrWaitForResources(t, name, map[corev1.ResourceName]int64{extension.BatchCPU: 25000, extension.BatchMemory: nrGi(33)})
+	before := nrWaitForResources(t, name, nrBatch(25000, nrGi(33)))
 
 	// podA uses 12 cores instead of 11: HPUsed 34, batch-cpu 100 − 35 − 7 − 34 = 24 → 24000.
 	// |24000 − 25000| = 1000 ≤ 25000 × 0.1 = 2500: throttled, the node keeps 25000.
@@ -641,7 +650,7 @@ func TestNodeResourceThrottle(t *testing.T) {
 	nrSetPodACPU(&status, 16)
 	status.UpdateTime = ptr.To(metav1.Now())
 	nrReportNodeMetric(t, name, status)
-	nrWaitForResources(t, name, map[corev1.ResourceName]int64{extension.BatchCPU: 20000, extension.BatchMemory: nrGi(33)})
+	nrWaitForResources(t, name, nrBatch(20000, nrGi(33)))
 }
 
 // TestNodeResourceRestartIdempotent checks that a new manager writes nothing to a node whose inputs did not
@@ -656,7 +665,7 @@ func TestNodeResourceRestartIdempotent(t *testing.T) {
 	unchanged, changed := "nr-restart-a-"+suffix, "nr-restart-b-"+suffix
 	ctx := t.Context()
 
-	base := map[corev1.ResourceName]int64{extension.BatchCPU: 25000, extension.BatchMemory: nrGi(33)}
+	base := nrBatch(25000, nrGi(33))
 	nrSetupBaseNode(t, ns, unchanged, nil, nil)
 	changedStatus := nrSetupBaseNode(t, ns, changed, nil, nil)
 	before := nrWaitForResources(t, unchanged, base)
@@ -675,7 +684,7 @@ func TestNodeResourceRestartIdempotent(t *testing.T) {
 	nrReportNodeMetric(t, changed, changedStatus)
 
 	startManager(t, nrOptions(t))
-	nrWaitForResources(t, changed, map[corev1.ResourceName]int64{extension.BatchCPU: 20000, extension.BatchMemory: nrGi(33)})
+	nrWaitForResources(t, changed, nrBatch(20000, nrGi(33)))
 	eventually(t, "the new manager did not skip any node as unchanged", func(context.Context) (bool, error) {
 		v, _ := nrMetricValue(t, "koord_manager_noderesource_node_update_skips_total", map[string]string{"reason": "Unchanged"})
 		return v > unchangedSkips, nil
@@ -710,7 +719,7 @@ func TestNodeResourceRestartWithBrokenConfig(t *testing.T) {
 	existing, added := "nr-broken-a-"+suffix, "nr-broken-b-"+suffix
 	ctx := t.Context()
 
-	base := map[corev1.ResourceName]int64{extension.BatchCPU: 25000, extension.BatchMemory: nrGi(33)}
+	base := nrBatch(25000, nrGi(33))
 	nrSetupBaseNode(t, ns, existing, nil, nil)
 	before := nrWaitForResources(t, existing, base)
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: existing}, before); err != nil {

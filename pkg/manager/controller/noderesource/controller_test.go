@@ -53,7 +53,7 @@ func rl(cpu, memory string) corev1.ResourceList {
 // fixture is a node of 100 cores and 120G with reclaim thresholds 65/65 and system usage 7/12G, running podA
 // (LS, requests 20/20G, usage 11/11G) and podB (BE, usage 10/10G) and with podC pending (Guaranteed, requests
 // 20/40G, usage 22/22G): batch-cpu = 100 − 35 − 7 − 33 = 25 cores = 25000 and batch-memory = 120G − 42G − 12G −
-// 33G = 33G. The NodeMetric was updated at start and has no prodReclaimableMetric, so mid resources are removed.
+// 33G = 33G. The NodeMetric was updated at start and has no prodReclaimableMetric, which counts as nothing reclaimable: mid resources 0.
 type fixture struct {
 	node       *corev1.Node
 	nodeMetric *slov1alpha1.NodeMetric
@@ -215,17 +215,18 @@ func colocationResources(list corev1.ResourceList) map[corev1.ResourceName]strin
 }
 
 const (
-	// writeStatusPatch sets batch resources 25000 / 33G and removes the mid ones.
+	// writeStatusPatch sets batch resources 25000 / 33G and mid resources 0 (no prediction yet).
 	writeStatusPatch = `{"status":{"allocatable":{"kubernetes.io/batch-cpu":"25k","kubernetes.io/batch-memory":"33G",` +
-		`"kubernetes.io/mid-cpu":null,"kubernetes.io/mid-memory":null},"capacity":{"kubernetes.io/batch-cpu":"25k",` +
-		`"kubernetes.io/batch-memory":"33G","kubernetes.io/mid-cpu":null,"kubernetes.io/mid-memory":null}}}`
+		`"kubernetes.io/mid-cpu":"0","kubernetes.io/mid-memory":"0"},"capacity":{"kubernetes.io/batch-cpu":"25k",` +
+		`"kubernetes.io/batch-memory":"33G","kubernetes.io/mid-cpu":"0","kubernetes.io/mid-memory":"0"}}}`
 	// writeExplanation is the explanation written at start.
 	writeExplanation = `{"updateTime":"2026-03-01T12:00:00Z","policy":{"cpu":"usage","memory":"usage"},` +
 		`"cpu":{"capacity":"100","reclaimPercent":65,"safetyMargin":"35","nodeReserved":"0","systemUsed":"7",` +
-		`"hpRequest":"40","hpUsed":"33","hpMaxUsedReq":"42","batch":"25"},` +
+		`"hpRequest":"40","hpUsed":"33","hpMaxUsedReq":"42","batch":"25",` +
+		`"prodReclaimable":"0","nodeUnused":"50","unallocated":"53","midThresholdCap":"100","mid":"0"},` +
 		`"memory":{"capacity":"120G","reclaimPercent":65,"safetyMargin":"42G","nodeReserved":"0","systemUsed":"12G",` +
-		`"hpRequest":"60G","hpUsed":"33G","hpMaxUsedReq":"60G","batch":"33G"},` +
-		`"midDegraded":"NodeMetric has no prodReclaimableMetric"}`
+		`"hpRequest":"60G","hpUsed":"33G","hpMaxUsedReq":"60G","batch":"33G",` +
+		`"prodReclaimable":"0","nodeUnused":"65G","unallocated":"48G","midThresholdCap":"120G","mid":"0"}}`
 )
 
 // metadataPatch is the merge patch of the explanation annotation with value v.
@@ -255,7 +256,7 @@ func TestReconcileWritesOnceAndIsIdempotent(t *testing.T) {
 		t.Errorf("result (-want,+got):\n%s", diff)
 	}
 	node := e.node(t, ctx)
-	wantResources := map[corev1.ResourceName]string{extension.BatchCPU: "25k", extension.BatchMemory: "33G"}
+	wantResources := map[corev1.ResourceName]string{extension.BatchCPU: "25k", extension.BatchMemory: "33G", extension.MidCPU: "0", extension.MidMemory: "0"}
 	if diff := cmp.Diff(wantResources, colocationResources(node.Status.Capacity)); diff != "" {
 		t.Errorf("capacity (-want,+got):\n%s", diff)
 	}
@@ -285,6 +286,8 @@ func TestReconcileDecisions(t *testing.T) {
 		for _, list := range []corev1.ResourceList{f.node.Status.Capacity, f.node.Status.Allocatable} {
 			list[extension.BatchCPU] = resource.MustParse("25k")
 			list[extension.BatchMemory] = resource.MustParse("33G")
+			list[extension.MidCPU] = resource.MustParse("0")
+			list[extension.MidMemory] = resource.MustParse("0")
 		}
 		f.node.Annotations = map[string]string{extension.AnnotationColocationExplanation: writeExplanation}
 		return f
@@ -331,7 +334,7 @@ func TestReconcileDecisions(t *testing.T) {
 			},
 			step:       time.Minute,
 			wantResult: ctrl.Result{RequeueAfter: 4 * time.Minute},
-			wantStatus: map[corev1.ResourceName]string{extension.BatchCPU: "25k", extension.BatchMemory: "33G"},
+			wantStatus: map[corev1.ResourceName]string{extension.BatchCPU: "25k", extension.BatchMemory: "33G", extension.MidCPU: "0", extension.MidMemory: "0"},
 		},
 		"small change is written once updateTimeThresholdSeconds passed": {
 			fixture: func() *fixture {
@@ -341,10 +344,10 @@ func TestReconcileDecisions(t *testing.T) {
 			},
 			step: 5 * time.Minute,
 			wantPatches: []string{`{"status":{"allocatable":{"kubernetes.io/batch-cpu":"23k","kubernetes.io/batch-memory":"33G",` +
-				`"kubernetes.io/mid-cpu":null,"kubernetes.io/mid-memory":null},"capacity":{"kubernetes.io/batch-cpu":"23k",` +
-				`"kubernetes.io/batch-memory":"33G","kubernetes.io/mid-cpu":null,"kubernetes.io/mid-memory":null}}}`},
+				`"kubernetes.io/mid-cpu":"0","kubernetes.io/mid-memory":"0"},"capacity":{"kubernetes.io/batch-cpu":"23k",` +
+				`"kubernetes.io/batch-memory":"33G","kubernetes.io/mid-cpu":"0","kubernetes.io/mid-memory":"0"}}}`},
 			wantResult: ctrl.Result{RequeueAfter: 10*time.Minute + time.Second},
-			wantStatus: map[corev1.ResourceName]string{extension.BatchCPU: "23k", extension.BatchMemory: "33G"},
+			wantStatus: map[corev1.ResourceName]string{extension.BatchCPU: "23k", extension.BatchMemory: "33G", extension.MidCPU: "0", extension.MidMemory: "0"},
 		},
 		"large change is written at once": {
 			// podC pending pod uses 10 cores more: batch-cpu 15000.
@@ -355,10 +358,10 @@ func TestReconcileDecisions(t *testing.T) {
 			},
 			step: time.Minute,
 			wantPatches: []string{`{"status":{"allocatable":{"kubernetes.io/batch-cpu":"15k","kubernetes.io/batch-memory":"33G",` +
-				`"kubernetes.io/mid-cpu":null,"kubernetes.io/mid-memory":null},"capacity":{"kubernetes.io/batch-cpu":"15k",` +
-				`"kubernetes.io/batch-memory":"33G","kubernetes.io/mid-cpu":null,"kubernetes.io/mid-memory":null}}}`},
+				`"kubernetes.io/mid-cpu":"0","kubernetes.io/mid-memory":"0"},"capacity":{"kubernetes.io/batch-cpu":"15k",` +
+				`"kubernetes.io/batch-memory":"33G","kubernetes.io/mid-cpu":"0","kubernetes.io/mid-memory":"0"}}}`},
 			wantResult: ctrl.Result{RequeueAfter: 14*time.Minute + time.Second},
-			wantStatus: map[corev1.ResourceName]string{extension.BatchCPU: "15k", extension.BatchMemory: "33G"},
+			wantStatus: map[corev1.ResourceName]string{extension.BatchCPU: "15k", extension.BatchMemory: "33G", extension.MidCPU: "0", extension.MidMemory: "0"},
 		},
 		"explanation that does not match the node is rewritten": {
 			fixture: func() *fixture {
@@ -370,7 +373,7 @@ func TestReconcileDecisions(t *testing.T) {
 			step:        time.Minute,
 			wantPatches: []string{writeStatusPatch},
 			wantResult:  ctrl.Result{RequeueAfter: 14*time.Minute + time.Second},
-			wantStatus:  map[corev1.ResourceName]string{extension.BatchCPU: "25k", extension.BatchMemory: "33G"},
+			wantStatus:  map[corev1.ResourceName]string{extension.BatchCPU: "25k", extension.BatchMemory: "33G", extension.MidCPU: "0", extension.MidMemory: "0"},
 		},
 	}
 	for name, tc := range tests {

@@ -88,9 +88,9 @@ func NewMetrics() *Metrics {
 		}, []string{"reason"}),
 		degrades: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemManager, Name: "noderesource_degrades_total",
-			Help: "Calculations that removed batch and mid resources (or only mid ones) because their inputs were " +
-				"missing or stale, by reason: NodeMetricMissing, NodeMetricNoUpdateTime, NodeMetricStale, NodeUsageMissing " +
-				"or ProdReclaimableMissing. A disabled colocation is not counted.",
+			Help: "Calculations that removed batch and mid resources because their inputs were missing or stale, " +
+				"by reason: NodeMetricMissing, NodeMetricNoUpdateTime, NodeMetricStale or NodeUsageMissing. A disabled " +
+				"colocation is not counted.",
 		}, []string{"reason"}),
 	}
 }
@@ -144,11 +144,8 @@ func (m *Metrics) observe(node string, r *calculator.Result) {
 		m.input.WithLabelValues(node, res.name, "reclaim_ratio").Set(float64(res.in.ReclaimPercent) / 100)
 	}
 
-	switch {
-	case r.Batch.Reset != "" && r.Batch.Reset != calculator.ResetColocationDisabled:
+	if r.Batch.Reset != "" && r.Batch.Reset != calculator.ResetColocationDisabled {
 		m.degrades.WithLabelValues(string(r.Batch.Reset)).Inc()
-	case r.Batch.Reset == "" && r.Mid.Reset != "":
-		m.degrades.WithLabelValues(string(r.Mid.Reset)).Inc()
 	}
 }
 

@@ -56,17 +56,19 @@ func countSeries(t *testing.T, m *Metrics, name string) int {
 func TestMetricsObserve(t *testing.T) {
 	computed := calculator.Result{
 		Batch: calculator.Tier{CPU: 25000, Memory: 33e9},
-		Mid:   calculator.Tier{Reset: calculator.ResetProdReclaimableMissing},
+		Mid:   calculator.Tier{CPU: 20000, Memory: 40e9},
 		CPU: calculator.Terms{
 			Capacity: 100000, ReclaimPercent: 65, SafetyMargin: 35000, SystemUsed: 7000,
 			HPRequest: 40000, HPUsed: 33000, HPMaxUsedReq: 42000, MidThresholdCap: 100000,
 			ThresholdCap: 80000, HasThresholdCap: true,
+			ProdReclaimable: 20000, NodeUnused: 50000, Unallocated: 53000,
 		},
 		Memory: calculator.Terms{
 			Capacity: 120e9, ReclaimPercent: 65, SafetyMargin: 42e9, SystemUsed: 12e9,
 			HPRequest: 60e9, HPUsed: 33e9, HPMaxUsedReq: 60e9, MidThresholdCap: 120e9,
+			ProdReclaimable: 40e9, NodeUnused: 65e9, Unallocated: 48e9,
 		},
-		UsageKnown: true,
+		UsageKnown: true, MidPredicted: true,
 	}
 	m := NewMetrics()
 	reg := prometheus.NewPedanticRegistry()
@@ -82,8 +84,8 @@ koord_manager_noderesource_batch_allocatable{node="n1",resource="cpu"} 25
 koord_manager_noderesource_batch_allocatable{node="n1",resource="memory"} 3.3e+10
 # HELP koord_manager_noderesource_mid_allocatable Mid resource last computed for a node (cpu in cores, memory in bytes); 0 while it is removed.
 # TYPE koord_manager_noderesource_mid_allocatable gauge
-koord_manager_noderesource_mid_allocatable{node="n1",resource="cpu"} 0
-koord_manager_noderesource_mid_allocatable{node="n1",resource="memory"} 0
+koord_manager_noderesource_mid_allocatable{node="n1",resource="cpu"} 20
+koord_manager_noderesource_mid_allocatable{node="n1",resource="memory"} 4e+10
 # HELP koord_manager_noderesource_input Inputs of a node's last batch and mid calculation, by input: capacity, safety_margin, node_reserved, system_used, hp_request, hp_used, hp_max_used_request, batch_threshold_cap, prod_reclaimable, node_unused, unallocated, mid_threshold_cap (cpu in cores, memory in bytes) and reclaim_ratio (a fraction); inputs that were not known are absent.
 # TYPE koord_manager_noderesource_input gauge
 koord_manager_noderesource_input{input="batch_threshold_cap",node="n1",resource="cpu"} 80
@@ -99,15 +101,18 @@ koord_manager_noderesource_input{input="mid_threshold_cap",node="n1",resource="c
 koord_manager_noderesource_input{input="mid_threshold_cap",node="n1",resource="memory"} 1.2e+11
 koord_manager_noderesource_input{input="node_reserved",node="n1",resource="cpu"} 0
 koord_manager_noderesource_input{input="node_reserved",node="n1",resource="memory"} 0
+koord_manager_noderesource_input{input="node_unused",node="n1",resource="cpu"} 50
+koord_manager_noderesource_input{input="node_unused",node="n1",resource="memory"} 6.5e+10
+koord_manager_noderesource_input{input="prod_reclaimable",node="n1",resource="cpu"} 20
+koord_manager_noderesource_input{input="prod_reclaimable",node="n1",resource="memory"} 4e+10
 koord_manager_noderesource_input{input="reclaim_ratio",node="n1",resource="cpu"} 0.65
 koord_manager_noderesource_input{input="reclaim_ratio",node="n1",resource="memory"} 0.65
 koord_manager_noderesource_input{input="safety_margin",node="n1",resource="cpu"} 35
 koord_manager_noderesource_input{input="safety_margin",node="n1",resource="memory"} 4.2e+10
 koord_manager_noderesource_input{input="system_used",node="n1",resource="cpu"} 7
 koord_manager_noderesource_input{input="system_used",node="n1",resource="memory"} 1.2e+10
-# HELP koord_manager_noderesource_degrades_total Calculations that removed batch and mid resources (or only mid ones) because their inputs were missing or stale, by reason: NodeMetricMissing, NodeMetricNoUpdateTime, NodeMetricStale, NodeUsageMissing or ProdReclaimableMissing. A disabled colocation is not counted.
-# TYPE koord_manager_noderesource_degrades_total counter
-koord_manager_noderesource_degrades_total{reason="ProdReclaimableMissing"} 1
+koord_manager_noderesource_input{input="unallocated",node="n1",resource="cpu"} 53
+koord_manager_noderesource_input{input="unallocated",node="n1",resource="memory"} 4.8e+10
 `
 	names := []string{
 		"koord_manager_noderesource_batch_allocatable", "koord_manager_noderesource_mid_allocatable",
@@ -121,7 +126,7 @@ koord_manager_noderesource_degrades_total{reason="ProdReclaimableMissing"} 1
 	degraded := computed
 	degraded.Batch = calculator.Tier{Reset: calculator.ResetNodeMetricMissing}
 	degraded.Mid = calculator.Tier{Reset: calculator.ResetNodeMetricMissing}
-	degraded.UsageKnown = false
+	degraded.UsageKnown, degraded.MidPredicted = false, false
 	degraded.CPU.HasThresholdCap = false
 	m.observe("n1", &degraded)
 	// capacity, safety_margin, node_reserved, mid_threshold_cap and reclaim_ratio per resource.
@@ -139,8 +144,8 @@ koord_manager_noderesource_degrades_total{reason="ProdReclaimableMissing"} 1
 	disabled := degraded
 	disabled.Batch.Reset, disabled.Mid.Reset = calculator.ResetColocationDisabled, calculator.ResetColocationDisabled
 	m.observe("n1", &disabled)
-	if got := testutil.CollectAndCount(m.degrades); got != 2 {
-		t.Errorf("degrades series = %d, want 2 (ProdReclaimableMissing, NodeMetricMissing)", got)
+	if got := testutil.CollectAndCount(m.degrades); got != 1 {
+		t.Errorf("degrades series = %d, want 1 (NodeMetricMissing)", got)
 	}
 
 	// Another node keeps its series when n1 is forgotten.
@@ -149,8 +154,9 @@ koord_manager_noderesource_degrades_total{reason="ProdReclaimableMissing"} 1
 	if got := countSeries(t, m, "n1"); got != 0 {
 		t.Errorf("series of n1 after forget = %d, want 0", got)
 	}
-	if got := countSeries(t, m, "n2"); got != 4+19 {
-		t.Errorf("series of n2 = %d, want 23", got)
+	// 4 allocatable series and 25 inputs (12 per resource and the cpu threshold cap).
+	if got := countSeries(t, m, "n2"); got != 4+25 {
+		t.Errorf("series of n2 = %d, want 29", got)
 	}
 }
 

@@ -38,8 +38,9 @@ limitations under the License.
 //
 // where Unallocated = max(Capacity − max(NodeReserved, system usage + prod host applications) − prod requests, 0).
 //
-// Both tiers are removed from the node when colocation is off or the NodeMetric is missing or older than
-// degradeTimeMinutes; mid resources in default mode also when the NodeMetric has no prodReclaimableMetric.
+// where ProdReclaimable is koordlet's prediction, the NodeMetric's prodReclaimableMetric (0 when it is missing or
+// empty). Both tiers are removed from the node when colocation is off or the NodeMetric is missing or older than
+// degradeTimeMinutes.
 package calculator
 
 import (
@@ -87,9 +88,6 @@ const (
 	ResetNodeMetricStale ResetReason = "NodeMetricStale"
 	// ResetNodeUsageMissing: the NodeMetric has no status.nodeMetric, so the system usage is unknown.
 	ResetNodeUsageMissing ResetReason = "NodeUsageMissing"
-	// ResetProdReclaimableMissing: the NodeMetric has no prodReclaimableMetric (mid resources in default mode
-	// only).
-	ResetProdReclaimableMissing ResetReason = "ProdReclaimableMissing"
 )
 
 // Tier is the result for one tier of colocation resources (batch or mid).
@@ -237,17 +235,13 @@ func Calculate(in Input) Result {
 		r.Mid.Memory = max(min(percentOf(r.Memory.Capacity, s.midStaticMemoryPercent), r.Memory.MidThresholdCap), 0)
 		return r
 	}
-	// A missing prodReclaimableMetric degrades the mid tier; an empty one, which koordlet reports until it has a
-	// prediction, counts as nothing reclaimable, so the unallocated share (midUnallocatedPercent) is still
-	// offered, as in Koordinator.
-	reclaimable := in.NodeMetric.Status.ProdReclaimableMetric
-	if reclaimable == nil {
-		r.Mid = Tier{Reset: ResetProdReclaimableMissing, Message: "NodeMetric has no prodReclaimableMetric"}
-		return r
-	}
+	// A missing or empty prodReclaimableMetric (koordlet has no prediction yet, or predicts nothing) counts as
+	// nothing reclaimable, so the unallocated share (midUnallocatedPercent) is still offered, as in Koordinator.
 	r.MidPredicted = true
-	r.CPU.ProdReclaimable = milliCPU(reclaimable.Resource.ResourceList)
-	r.Memory.ProdReclaimable = memoryBytes(reclaimable.Resource.ResourceList)
+	if reclaimable := in.NodeMetric.Status.ProdReclaimableMetric; reclaimable != nil {
+		r.CPU.ProdReclaimable = milliCPU(reclaimable.Resource.ResourceList)
+		r.Memory.ProdReclaimable = memoryBytes(reclaimable.Resource.ResourceList)
+	}
 	if nodeUsage := in.NodeMetric.Status.NodeMetric.NodeUsage.ResourceList; hasCPUAndMemory(nodeUsage) {
 		r.CPU.NodeUnused = r.CPU.Capacity - milliCPU(nodeUsage)
 		r.Memory.NodeUnused = r.Memory.Capacity - memoryBytes(nodeUsage)

@@ -133,19 +133,26 @@ func baseInput() Input {
 //	batch-cpu    = 100 − 35 − 7 − 33 = 25 cores = 25000
 //	batch-memory = 120G − 42G − 12G − 33G = 33G
 //
-// mid resources are removed because there is no prodReclaimableMetric.
+// There is no prodReclaimableMetric, which counts as nothing reclaimable (as in Koordinator):
+//
+//	NodeUnused  = 100 − 50 = 50 cores,           120G − 55G = 65G
+//	Unallocated = 100 − max(0, 7) − 40 = 53,      120G − max(0, 12G) − 60G = 48G (prod requests: podA + podC)
+//	mid         = min(0, NodeUnused) + Unallocated × 0 % = 0, present on the node
 func baseResult() Result {
 	return Result{
 		Batch: Tier{CPU: 25000, Memory: 33e9},
-		Mid:   Tier{Reset: ResetProdReclaimableMissing, Message: "NodeMetric has no prodReclaimableMetric"},
+		Mid:   Tier{},
 		CPU: Terms{
 			Capacity: 100000, ReclaimPercent: 65, SafetyMargin: 35000, SystemUsed: 7000,
 			HPRequest: 40000, HPUsed: 33000, HPMaxUsedReq: 42000, MidThresholdCap: 100000,
+			NodeUnused: 50000, Unallocated: 53000,
 		},
 		Memory: Terms{
 			Capacity: 120e9, ReclaimPercent: 65, SafetyMargin: 42e9, SystemUsed: 12e9,
 			HPRequest: 60e9, HPUsed: 33e9, HPMaxUsedReq: 60e9, MidThresholdCap: 120e9,
+			NodeUnused: 65e9, Unallocated: 48e9,
 		},
+		MidPredicted: true,
 		CPUPolicy:    configuration.CalculateByPodUsage,
 		MemoryPolicy: configuration.CalculateByPodUsage,
 		UsageKnown:   true,

@@ -40,9 +40,10 @@ func TestNeedUpdate(t *testing.T) {
 		}
 		return node
 	}
-	// batchOnly is a result with batch resources 25000 / 33G and mid resources removed.
+	// batchOnly is a result with batch resources and mid resources removed (a synthetic result: the calculator
+	// removes both tiers together).
 	batchOnly := func(batchCPU, batchMemory int64) *Result {
-		return &Result{Batch: Tier{CPU: batchCPU, Memory: batchMemory}, Mid: Tier{Reset: ResetProdReclaimableMissing}}
+		return &Result{Batch: Tier{CPU: batchCPU, Memory: batchMemory}, Mid: Tier{Reset: ResetColocationDisabled}}
 	}
 	recent, old := now.Add(-time.Minute), now.Add(-5*time.Minute)
 	tests := map[string]struct {
@@ -150,14 +151,15 @@ func TestExplanation(t *testing.T) {
 		result    func() Result
 		wantValue string
 	}{
-		"computed batch, mid removed": {
+		"computed batch, no prediction: mid 0": {
 			result: baseResult,
 			wantValue: `{"updateTime":"2026-03-01T12:00:00Z","policy":{"cpu":"usage","memory":"usage"},` +
 				`"cpu":{"capacity":"100","reclaimPercent":65,"safetyMargin":"35","nodeReserved":"0","systemUsed":"7",` +
-				`"hpRequest":"40","hpUsed":"33","hpMaxUsedReq":"42","batch":"25"},` +
+				`"hpRequest":"40","hpUsed":"33","hpMaxUsedReq":"42","batch":"25",` +
+				`"prodReclaimable":"0","nodeUnused":"50","unallocated":"53","midThresholdCap":"100","mid":"0"},` +
 				`"memory":{"capacity":"120G","reclaimPercent":65,"safetyMargin":"42G","nodeReserved":"0","systemUsed":"12G",` +
-				`"hpRequest":"60G","hpUsed":"33G","hpMaxUsedReq":"60G","batch":"33G"},` +
-				`"midDegraded":"NodeMetric has no prodReclaimableMetric"}`,
+				`"hpRequest":"60G","hpUsed":"33G","hpMaxUsedReq":"60G","batch":"33G",` +
+				`"prodReclaimable":"0","nodeUnused":"65G","unallocated":"48G","midThresholdCap":"120G","mid":"0"}}`,
 		},
 		"mid predicted, threshold cap, normalization and warnings": {
 			result: func() Result {
