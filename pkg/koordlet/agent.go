@@ -152,7 +152,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 		ContainerSamples: samples(opts.PodMetricWindow, opts.CollectInterval),
 	})
 	a.informer = statesinformer.New(kube, koord, opts.NodeName)
-	a.collect = collector.New(a.cgroups, opts.ProcRoot, a.cache, a.informer)
+	a.collect = collector.New(a.cgroups, opts.ProcRoot, a.cache, a.informer, collector.WithHostApps(a.informer))
 	predictMetrics := prediction.NewMetrics()
 	if err := predictMetrics.Register(a.registry); err != nil {
 		return nil, fmt.Errorf("register prediction metrics: %w", err)
@@ -163,7 +163,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 	}
 	a.predict = prediction.NewServer(opts.Prediction, a.cache, a.informer, predictOpts...)
 	a.report = reporter.New(koord, opts.NodeName, a.cache, a.informer, reporter.WithWarmUp(opts.ReportWarmup),
-		reporter.WithPredictor(a.predict))
+		reporter.WithPredictor(a.predict), reporter.WithHostApps(a.informer))
 	if gates.NodeTopologyReport {
 		a.topology = nodetopology.NewReporter(koord, opts.NodeName, nodetopology.Paths{
 			SysRoot: opts.SysRoot, KubeletConfig: opts.KubeletConfig, KubeletRootDir: opts.KubeletRootDir,

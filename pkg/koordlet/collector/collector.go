@@ -64,6 +64,7 @@ type Collector struct {
 	procRoot string
 	cache    *metriccache.Cache
 	lister   PodLister
+	hostApps HostAppLister
 	clock    clock.PassiveClock
 
 	mu         sync.Mutex
@@ -72,6 +73,8 @@ type Collector struct {
 	node       nodeCounter
 	pods       map[types.UID]*counter
 	containers map[string]*counter
+	// apps are the counters of the host applications, by name.
+	apps map[string]*counter
 }
 
 // nodeCounter is the last /proc/stat reading.
@@ -102,6 +105,7 @@ func New(cg *cgroup.Manager, procRoot string, cache *metriccache.Cache, pods Pod
 		clock:      clock.RealClock{},
 		pods:       make(map[types.UID]*counter),
 		containers: make(map[string]*counter),
+		apps:       make(map[string]*counter),
 	}
 	for _, o := range opts {
 		o(c)
@@ -187,6 +191,7 @@ func (c *Collector) Collect(ctx context.Context) error {
 	if dropped > 0 {
 		errs = append(errs, fmt.Errorf("and %d more pod errors", dropped))
 	}
+	errs = append(errs, c.collectHostApps(ctx, now, &s)...)
 
 	if cpuOK {
 		c.cache.Append(key(metriccache.KindSystem, "", corev1.ResourceCPU), now, max(nodeCPU-s.cpu, 0))
@@ -379,6 +384,12 @@ func (c *Collector) forget() {
 			dropped = true
 		}
 	}
+	for name, as := range c.apps {
+		if as.seen != c.round {
+			delete(c.apps, name)
+			dropped = true
+		}
+	}
 	if !dropped {
 		return
 	}
@@ -389,6 +400,9 @@ func (c *Collector) forget() {
 			return ok
 		case metriccache.KindContainer:
 			_, ok := c.containers[k.ID]
+			return ok
+		case metriccache.KindHostApp:
+			_, ok := c.apps[k.ID]
 			return ok
 		}
 		return true

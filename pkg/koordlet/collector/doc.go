@@ -33,9 +33,14 @@ limitations under the License.
 //     Pods and containers: the cgroup working set (usage − inactive file).
 //   - memory-with-page-cache, in bytes, for the node, the system and pods
 //     (not containers). Node: MemTotal − MemFree. Pods: the cgroup usage.
-//   - system: node − Σ pods sampled in the same round, per resource,
-//     floored at 0. A pod seen for the first time has no CPU rate yet, so
-//     for that one round its CPU counts as system.
+//   - hostapp, one per host application of the NodeSLO (WithHostApps), in
+//     the units of a pod, from the application's cgroup (HostAppDir:
+//     Koordinator's placement); an application whose cgroup does not exist
+//     is skipped quietly.
+//   - system: node − Σ pods − Σ host applications sampled in the same round,
+//     per resource, floored at 0, as Koordinator counts it. A pod seen for
+//     the first time has no CPU rate yet, so for that one round its CPU
+//     counts as system.
 //
 // Pods come from the PodLister. Succeeded and Failed pods are not sampled,
 // nor are containers without an ID yet or known to have terminated; a pod or

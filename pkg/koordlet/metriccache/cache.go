@@ -42,6 +42,9 @@ const (
 	// KindContainer is one container; the series ID is the container ID as the pod status has it, e.g.
 	// "containerd://abc".
 	KindContainer Kind = "container"
+	// KindHostApp is one host application of the node's NodeSLO (spec.hostApplications: processes outside
+	// pods, in a cgroup of their own); the series ID is its name.
+	KindHostApp Kind = "hostapp"
 )
 
 // ResourceMemoryWithPageCache is the resource of memory series that count the page cache as used, next to
@@ -104,7 +107,7 @@ const (
 type Options struct {
 	// NodeSamples is the capacity of KindNode and KindSystem series; DefaultNodeSamples when zero.
 	NodeSamples int
-	// PodSamples is the capacity of KindPod series; DefaultPodSamples when zero.
+	// PodSamples is the capacity of KindPod and KindHostApp series; DefaultPodSamples when zero.
 	PodSamples int
 	// ContainerSamples is the capacity of KindContainer series and of any other kind; DefaultContainerSamples
 	// when zero.
@@ -136,7 +139,7 @@ func (o Options) capacity(k Kind) int {
 	switch k {
 	case KindNode, KindSystem:
 		return pick(o.NodeSamples, DefaultNodeSamples)
-	case KindPod:
+	case KindPod, KindHostApp:
 		return pick(o.PodSamples, DefaultPodSamples)
 	}
 	return pick(o.ContainerSamples, DefaultContainerSamples)

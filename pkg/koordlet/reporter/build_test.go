@@ -451,3 +451,37 @@ func TestBuildWithPredictor(t *testing.T) {
 		})
 	}
 }
+
+// hostApps is a fixed reporter.HostApps.
+type hostApps []slov1alpha1.HostApplicationSpec
+
+func (h hostApps) HostApplications() []slov1alpha1.HostApplicationSpec { return h }
+
+func TestBuildHostApplications(t *testing.T) {
+	src := standardSource()
+	for _, a := range []struct {
+		name     string
+		cpu, mem float64
+	}{{"nginx", 0.3, 300 * mi}, {"agent", 0.05, 50 * mi}} {
+		src.put(metriccache.KindHostApp, a.name, corev1.ResourceCPU, 5*time.Minute, 4*time.Minute, stats{avg: a.cpu})
+		src.put(metriccache.KindHostApp, a.name, corev1.ResourceMemory, 5*time.Minute, 4*time.Minute, stats{avg: a.mem})
+	}
+	// "yarn" is in the NodeSLO but has no samples (not running): left out.
+	apps := hostApps{
+		{Name: "nginx", Priority: "koord-prod", QoS: "LS"},
+		{Name: "yarn", Priority: "koord-batch", QoS: "BE"},
+		{Name: "agent"},
+	}
+	r := New(nil, nodeName, src, nil, WithHostApps(apps))
+	got := r.Build(slov1alpha1.NodeMetricSpec{}, []*corev1.Pod{lsPodB, bePodA}, now)
+	want := []slov1alpha1.HostApplicationMetricInfo{
+		{Name: "agent", Usage: rm(50, 50*mi)},
+		{Name: "nginx", Usage: rm(300, 300*mi), Priority: "koord-prod", QoS: "LS"},
+	}
+	if diff := cmp.Diff(want, got.HostApplicationMetric); diff != "" {
+		t.Errorf("hostApplicationMetric (-want,+got):\n%s", diff)
+	}
+	if r := New(nil, nodeName, src, nil); r.Build(slov1alpha1.NodeMetricSpec{}, nil, now).HostApplicationMetric != nil {
+		t.Errorf("hostApplicationMetric without WithHostApps is not nil")
+	}
+}

@@ -28,6 +28,10 @@ limitations under the License.
 //     resource as zero usage, so a window never carries one resource without the other.
 //   - podsMetric: every pod given that has both CPU and memory samples in the aggregate window, sorted by
 //     namespace and name, with its Koordinator priority class and QoS class.
+//   - hostApplicationMetric: every host application of the NodeSLO (WithHostApps) with both CPU and memory
+//     samples in the aggregate window, sorted by name, with its priority and QoS class from the NodeSLO. The
+//     collector leaves their usage out of systemUsage, as Koordinator's koordlet does; koord-manager counts
+//     those above koord-batch (and above koord-mid for mid) as system usage again.
 //   - prodReclaimableMetric and prodPeakMetric: the Predictor's prediction (package prediction) for the pods
 //     reported in podsMetric. Without a Predictor, or while it has no prediction, prodReclaimableMetric is
 //     present and empty and prodPeakMetric left out, as Koordinator reports them when its prediction fails;

@@ -90,6 +90,18 @@ func WithPredictor(p Predictor) Option {
 	return func(r *Reporter) { r.predictor = p }
 }
 
+// HostApps lists the host applications of the node's NodeSLO (spec.hostApplications), nil until it is known.
+// The states informer satisfies it.
+type HostApps interface {
+	HostApplications() []slov1alpha1.HostApplicationSpec
+}
+
+// WithHostApps fills hostApplicationMetric with the usage of the host applications apps lists, from their
+// series in the source (metriccache.KindHostApp); without it the report has none.
+func WithHostApps(apps HostApps) Option {
+	return func(r *Reporter) { r.hostApps = apps }
+}
+
 // WithWarmUp sets how long Run waits before its first report (DefaultWarmUp by default; zero reports at once).
 func WithWarmUp(d time.Duration) Option {
 	return func(r *Reporter) { r.warmUp = d }
@@ -106,6 +118,8 @@ type Reporter struct {
 	warmUp   time.Duration
 	// predictor is nil without WithPredictor.
 	predictor Predictor
+	// hostApps is nil without WithHostApps.
+	hostApps HostApps
 
 	mu    sync.Mutex
 	noted sets.Set[string] // memory policies whose fallback has been logged
@@ -245,6 +259,7 @@ func (r *Reporter) Build(spec slov1alpha1.NodeMetricSpec, pods []*corev1.Pod, no
 		UpdateTime:            &metav1.Time{Time: now},
 		NodeMetric:            info,
 		PodsMetric:            podsMetric,
+		HostApplicationMetric: r.hostApplications(p.memory, start, now),
 		ProdReclaimableMetric: &slov1alpha1.ReclaimableMetric{},
 	}
 	// As in Koordinator, the prediction covers the pods reported.
@@ -257,6 +272,24 @@ func (r *Reporter) Build(spec slov1alpha1.NodeMetricSpec, pods []*corev1.Pod, no
 		}
 	}
 	return status
+}
+
+// hostApplications returns the average usage over (start, now] of every host application of the NodeSLO that
+// has both CPU and memory samples in it, with its priority and QoS class, sorted by name.
+func (r *Reporter) hostApplications(memory corev1.ResourceName, start, now time.Time) []slov1alpha1.HostApplicationMetricInfo {
+	if r.hostApps == nil {
+		return nil
+	}
+	var out []slov1alpha1.HostApplicationMetricInfo
+	for _, app := range r.hostApps.HostApplications() {
+		usage := r.average(metriccache.KindHostApp, app.Name, memory, start, now)
+		if len(usage.ResourceList) < 2 {
+			continue
+		}
+		out = append(out, slov1alpha1.HostApplicationMetricInfo{Name: app.Name, Usage: usage, Priority: app.Priority, QoS: app.QoS})
+	}
+	slices.SortFunc(out, func(a, b slov1alpha1.HostApplicationMetricInfo) int { return cmp.Compare(a.Name, b.Name) })
+	return out
 }
 
 // setPredictionError keeps why the last Build had no prediction, for Report's log line.

@@ -223,6 +223,17 @@ func (s *Informer) NodeSLO() *slov1alpha1.NodeSLO {
 	return s.nodeSLO
 }
 
+// HostApplications returns the host applications of the node's NodeSLO (spec.hostApplications), nil until a
+// NodeSLO has been seen. The slice is shared and must not be modified.
+func (s *Informer) HostApplications() []slov1alpha1.HostApplicationSpec {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.nodeSLO == nil {
+		return nil
+	}
+	return s.nodeSLO.Spec.HostApplications
+}
+
 // NodeMetric returns the node's NodeMetric, or nil when there is none (koord-manager creates it).
 func (s *Informer) NodeMetric() *slov1alpha1.NodeMetric {
 	s.mu.RLock()
