@@ -40,8 +40,8 @@ func TestPredictionFlags(t *testing.T) {
 			wantDir: "/var/run/koordlet/prediction", wantCold: 2 * time.Hour,
 		},
 		"invalid": {
-			args:        []string{"--prediction-training-interval=0s"},
-			wantDir:     "/prediction-checkpoints", wantCold: 24 * time.Hour,
+			args:    []string{"--prediction-training-interval=0s"},
+			wantDir: "/prediction-checkpoints", wantCold: 24 * time.Hour,
 			wantInvalid: "--prediction-training-interval: 0s must be above zero",
 		},
 	}

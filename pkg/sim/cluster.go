@@ -43,6 +43,7 @@ import (
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	sloinformers "github.com/koord-dev/koord/pkg/client/informers/externalversions/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/features"
+	"github.com/koord-dev/koord/pkg/koordlet/prediction"
 	"github.com/koord-dev/koord/pkg/koordlet/reporter"
 )
 
@@ -115,6 +116,9 @@ type Options struct {
 	// Recorder records the Events of every node (evictions, malformed annotations); when nil, Run records them
 	// through the Kubernetes client with source component Component and the node as host.
 	Recorder record.EventRecorder
+	// Prediction are the settings of each node's peak prediction (koordlet's --prediction-* flags), in simulated
+	// time; Koordinator's defaults when nil. The models live in memory: CheckpointDir is not used.
+	Prediction *prediction.Config
 	// Metrics are the collectors to count into; private ones when nil.
 	Metrics *Metrics
 }
@@ -142,6 +146,11 @@ func (o Options) Validate() error {
 	} {
 		if n.v < 0 {
 			errs = append(errs, fmt.Errorf("simulation option %s is %v, want 0 (default) or more", n.name, n.v))
+		}
+	}
+	if p := o.Prediction; p != nil {
+		if err := p.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("simulation option prediction: %w", err))
 		}
 	}
 	if s := o.System; s != nil {
@@ -186,6 +195,10 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics()
+	}
+	if o.Prediction == nil {
+		p := prediction.DefaultConfig()
+		o.Prediction = &p
 	}
 	return o
 }

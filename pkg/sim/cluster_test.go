@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
@@ -44,6 +45,7 @@ import (
 	koordfake "github.com/koord-dev/koord/pkg/client/clientset/versioned/fake"
 	"github.com/koord-dev/koord/pkg/features"
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
+	"github.com/koord-dev/koord/pkg/koordlet/prediction"
 )
 
 // kwokNode returns a node with the given capacity, labelled type=kwok unless plain.
@@ -261,7 +263,8 @@ func TestClusterReportsNodeMetrics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(w, nm.Status); diff != "" {
+		// The prediction is TestClusterPredicts'.
+		if diff := cmp.Diff(w, nm.Status, cmpopts.IgnoreFields(slov1alpha1.NodeMetricStatus{}, "ProdReclaimableMetric", "ProdPeakMetric")); diff != "" {
 			t.Errorf("status of NodeMetric %s (-want,+got):\n%s", node, diff)
 		}
 	}
@@ -555,3 +558,69 @@ func TestOptionsValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestClusterPredicts: a simulated node runs koordlet's peak prediction on simulated time and reports it. n1 (8
+// CPUs, 32Gi, system 5 % = 0.4 cores and 1Gi) runs a koord-prod pod requesting 4 cores and 8Gi that uses 1 core
+// and 2Gi. With a one-hour cold start, the first report (an hour after the pod started) reclaims nothing; the
+// second, an hour later, reports Koordinator's prediction, worked out by hand:
+//
+//	pod:      peak = p95 1 core → end of bucket 22, 1035m × 1.1 = 1138m; p98 2Gi → end of bucket 62, 2162529934 × 1.1 = 2378782927
+//	          reclaimable = 4000 − 1138 = 2862m; 8Gi − 2378782927 = 6211151665
+//	priority: system 0.4 cores (1.4 − 1 in single precision, 0.39999998) → end of bucket 12, 442m; 1Gi → 1097586419;
+//	          prod tier 1035m, 2162529934; no pod without a class: 25m, 5242880
+//	          peak = (442 + 1035 + 25) × 1.1 = 1652m; (1097586419 + 2162529934 + 5242880) × 1.1 = 3591895156
+//	          reclaimable = 4000 − 1652 = 2348m; 8Gi − 3591895156 = 4998039436
+//	reported: the smaller reclaimable, 2348m and 4998039436; the larger peak, 1652m and 3591895156.
+func TestClusterPredicts(t *testing.T) {
+	web := boundPod("n1", "web-1", extension.QoSLS, `{"cpu":{"type":"constant","value":"1"},"memory":{"type":"constant","value":"2Gi"}}`,
+		container(res{"cpu": "4", "memory": "8Gi"}, nil))
+	web.Labels[extension.LabelPodPriorityClass] = string(extension.PriorityProd)
+	nm := nodeMetric("n1")
+	nm.Spec.CollectPolicy = &slov1alpha1.NodeMetricCollectPolicy{ReportIntervalSeconds: ptr.To[int64](1)}
+	cfg := prediction.DefaultConfig()
+	cfg.ColdStartDuration = time.Hour
+	// Speed 3600: a second of wall time is an hour of simulated time, and a report every second.
+	c := startClusterAt(t, 3600, []runtime.Object{kwokNode("n1", "8", "32Gi", false), web}, []runtime.Object{nm},
+		Options{Prediction: &cfg, WarmUp: time.Hour})
+	c.waitFor(t, "the first round", allNodes(1, func(n NodeSnapshot) bool { return n.Last.Time.Equal(day) }))
+
+	status := func(reports int64, at time.Time) slov1alpha1.NodeMetricStatus {
+		t.Helper()
+		c.waitFor(t, fmt.Sprintf("report %d", reports), allNodes(1, func(n NodeSnapshot) bool {
+			return n.Reports == reports && n.Last.Time.Equal(at) && c.base.HasWaiters()
+		}))
+		obj, err := c.koord.SloV1alpha1().NodeMetrics().Get(t.Context(), "n1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return obj.Status
+	}
+	quantities := func(cpuMilli, memory int64) slov1alpha1.ResourceMap {
+		return slov1alpha1.ResourceMap{ResourceList: corev1.ResourceList{
+			corev1.ResourceCPU:    *resource.NewMilliQuantity(cpuMilli, resource.DecimalSI),
+			corev1.ResourceMemory: *resource.NewQuantity(memory, resource.BinarySI),
+		}}
+	}
+
+	c.base.Step(time.Second)
+	first := status(1, day.Add(time.Hour))
+	// In its cold start the pod reclaims nothing and its request is its peak (the priority predictor's is below).
+	if diff := cmp.Diff(&slov1alpha1.ReclaimableMetric{Resource: quantities(0, 0)}, first.ProdReclaimableMetric, resourceComparer); diff != "" {
+		t.Errorf("prodReclaimableMetric in the cold start (-want,+got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&slov1alpha1.PeakMetric{Resource: quantities(4000, 8*gi)}, first.ProdPeakMetric, resourceComparer); diff != "" {
+		t.Errorf("prodPeakMetric in the cold start (-want,+got):\n%s", diff)
+	}
+
+	c.base.Step(time.Second)
+	second := status(2, day.Add(2*time.Hour))
+	if diff := cmp.Diff(&slov1alpha1.ReclaimableMetric{Resource: quantities(2348, 4998039436)}, second.ProdReclaimableMetric, resourceComparer); diff != "" {
+		t.Errorf("prodReclaimableMetric (-want,+got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&slov1alpha1.PeakMetric{Resource: quantities(1652, 3591895156)}, second.ProdPeakMetric, resourceComparer); diff != "" {
+		t.Errorf("prodPeakMetric (-want,+got):\n%s", diff)
+	}
+}
+
+// resourceComparer compares quantities by value.
+var resourceComparer = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })

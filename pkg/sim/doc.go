@@ -35,7 +35,7 @@ limitations under the License.
 // bucket number falls below probability, so every reader, every report and every process sees the same
 // bursts. A resource the annotation leaves out uses a constant DefaultCPUFraction (50 %) of the pod's CPU
 // request and DefaultMemoryFraction (70 %) of its memory request; BE pods count their batch-cpu and
-// batch-memory. Usage never exceeds the pod's limits (the sum of its containers'; BE pods: their batch
+// batch-memory, koord-mid pods their mid-cpu and mid-memory. Usage never exceeds the pod's limits (the sum of its containers'; BE pods: their batch
 // limits). A malformed annotation is rejected as a whole with an error naming each wrong field (e.g.
 // "cpu.amplitude: Required value"), reported once as a Warning Event on the pod, and the default is used.
 //
@@ -66,6 +66,15 @@ limitations under the License.
 // Moments are the multiples of the collection interval; every moment from when the node is first seen is
 // counted once, whatever the round interval (the pretended Options.History is not counted). The NodeSLO and pod set in force at a round apply to the whole window a report covers: a
 // threshold change shows in the aggregates at once, as if it had always been in force.
+//
+// # Peak prediction
+//
+// Each node runs koordlet's peak prediction (package prediction, Options.Prediction; Koordinator's defaults) on
+// simulated time, from the same Source as its reports: every round trains the training intervals that ended
+// since the last one, drops the models of pods gone for the expiration, and every report carries the
+// prediction as prodReclaimableMetric and prodPeakMetric, from which koord-manager offers mid resources. A
+// pod's cold start counts from when the agent first saw it run, in simulated time. The models live in memory:
+// no checkpoints.
 //
 // # Topology
 //

@@ -44,6 +44,8 @@ type PodModel struct {
 	UID types.UID
 	// BE tells that the pod's Koordinator QoS class is BE: its CPU is suppressed and it may be evicted.
 	BE bool
+	// Mid tells that the pod's priority class is koord-mid: it runs on the mid tier's resources.
+	Mid bool
 	// CPU is the CPU profile, in cores.
 	CPU Profile
 	// Memory is the memory profile, in bytes.
@@ -65,20 +67,25 @@ type PodModel struct {
 // NewPodModel returns the model of pod: the profiles of its AnnotationUsage where set, elsewhere a constant
 // DefaultCPUFraction of its CPU request and DefaultMemoryFraction of its memory request, and limits from its
 // containers. BE pods (GetPodQoSClassWithDefault) count their batch-cpu and batch-memory requests and limits
-// when they have any, their cpu and memory ones otherwise. A malformed annotation is returned as the error
+// when they have any, koord-mid pods their mid-cpu and mid-memory ones, their cpu and memory ones otherwise. A malformed annotation is returned as the error
 // along with the default model, which is what the simulation then uses. Since and Until are left for the
 // caller.
 func NewPodModel(pod *corev1.Pod) (PodModel, error) {
 	be := extension.GetPodQoSClassWithDefault(pod) == extension.QoSBE
+	mid := extension.GetPodPriorityClassWithDefault(pod) == extension.PriorityMid
 	cpuName, memName := corev1.ResourceCPU, corev1.ResourceMemory
-	if be && usesBatchResources(pod) {
+	switch {
+	case be && usesColocationResources(pod, extension.BatchCPU, extension.BatchMemory):
 		cpuName, memName = extension.BatchCPU, extension.BatchMemory
+	case mid && usesColocationResources(pod, extension.MidCPU, extension.MidMemory):
+		cpuName, memName = extension.MidCPU, extension.MidMemory
 	}
 	cpuReq, cpuLim := podResource(pod, cpuName)
 	memReq, memLim := podResource(pod, memName)
 	m := PodModel{
 		UID:         pod.UID,
 		BE:          be,
+		Mid:         mid,
 		CPU:         Constant(DefaultCPUFraction * cpuReq),
 		Memory:      Constant(DefaultMemoryFraction * memReq),
 		CPULimit:    cpuLim,
@@ -112,13 +119,12 @@ func (p *PodModel) at(ns int64) (cpu, mem float64, ok bool) {
 	return min(p.CPU.at(ns, p.cpuSeed), p.CPULimit), min(p.Memory.at(ns, p.memorySeed), p.MemoryLimit), true
 }
 
-// usesBatchResources reports whether any container of pod requests or limits batch-cpu or batch-memory (or
-// their deprecated names).
-func usesBatchResources(pod *corev1.Pod) bool {
+// usesColocationResources reports whether any container of pod requests or limits cpu or memory, the batch or
+// mid resources given (deprecated names included).
+func usesColocationResources(pod *corev1.Pod, cpu, memory corev1.ResourceName) bool {
 	has := func(l corev1.ResourceList) bool {
 		for name := range l {
-			switch extension.NormalizeResourceName(name) {
-			case extension.BatchCPU, extension.BatchMemory:
+			if n := extension.NormalizeResourceName(name); n == cpu || n == memory {
 				return true
 			}
 		}
@@ -244,6 +250,8 @@ type Moment struct {
 	NodeMemory float64
 	// LSCPU is the CPU usage of the pods that are not BE.
 	LSCPU float64
+	// MidCPU is the CPU usage of the koord-mid pods, part of LSCPU.
+	MidCPU float64
 	// BECPU is the CPU usage of the BE pods, after suppression.
 	BECPU float64
 	// BEDemandCPU is the CPU the BE pods' profiles ask for, within their limits.
@@ -258,6 +266,8 @@ type Moment struct {
 	Pods int
 	// BEPods is the number of BE pods running.
 	BEPods int
+	// MidPods is the number of koord-mid pods running that are not BE.
+	MidPods int
 }
 
 // At returns the state of the model at t.
@@ -302,6 +312,10 @@ func (m *NodeModel) eval(ns int64, cpu, mem []float64) Moment {
 			mo.BEDemandCPU += c
 		} else {
 			mo.LSCPU += c
+			if p.Mid {
+				mo.MidCPU += c
+				mo.MidPods++
+			}
 		}
 	}
 	mo.BECPU = mo.BEDemandCPU

@@ -96,6 +96,17 @@ func TestNewPodModel(t *testing.T) {
 				map[corev1.ResourceName]string{extension.KoordBatchCPU: "1000", extension.KoordBatchMemory: "1Gi"}, nil)),
 			want: PodModel{UID: "old", BE: true, CPU: Constant(0.5), Memory: Constant(0.7 * gi), CPULimit: inf, MemoryLimit: inf},
 		},
+		"mid-resources": {
+			// 3000 milli-cores of mid-cpu: 1.5 cores used by default.
+			pod: func() *corev1.Pod {
+				p := testPod("mid", extension.QoSLS, "", container(
+					map[corev1.ResourceName]string{extension.MidCPU: "3000", extension.MidMemory: "2Gi"},
+					map[corev1.ResourceName]string{extension.MidCPU: "4000"}))
+				p.Labels[extension.LabelPodPriorityClass] = string(extension.PriorityMid)
+				return p
+			}(),
+			want: PodModel{UID: "mid", Mid: true, CPU: Constant(1.5), Memory: Constant(0.7 * 2 * gi), CPULimit: 4, MemoryLimit: inf},
+		},
 		"best-effort-without-anything": {
 			pod:  testPod("none", "", "", corev1.Container{Name: "c"}),
 			want: PodModel{UID: "none", BE: true, CPU: Constant(0), Memory: Constant(0), CPULimit: inf, MemoryLimit: inf},
@@ -276,5 +287,25 @@ func TestNodeModelPodLifetime(t *testing.T) {
 				t.Errorf("pods and node CPU (-want,+got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestNodeModelMidPods(t *testing.T) {
+	since := time.Unix(0, 0)
+	m := &NodeModel{
+		CPUCapacity: 8, MemoryCapacity: 32 * gi, SystemCPU: 0.5, SystemMemory: gi, Since: since,
+		Pods: []PodModel{
+			{UID: "ls", CPU: Constant(2), Memory: Constant(4 * gi), CPULimit: math.Inf(1), MemoryLimit: math.Inf(1), Since: since},
+			{UID: "mid", Mid: true, CPU: Constant(1.5), Memory: Constant(2 * gi), CPULimit: math.Inf(1), MemoryLimit: math.Inf(1), Since: since},
+			{UID: "be", BE: true, CPU: Constant(1), Memory: Constant(gi), CPULimit: math.Inf(1), MemoryLimit: math.Inf(1), Since: since},
+		},
+		LSThresholdPercent: 65,
+	}
+	at := since.Add(time.Hour)
+	// LS 2 + mid 1.5 = 3.5 non-BE cores, of which 1.5 mid; node 3.5 + 1 + 0.5.
+	want := Moment{Time: at, NodeCPU: 5, NodeMemory: 8 * gi, LSCPU: 3.5, MidCPU: 1.5, BECPU: 1, BEDemandCPU: 1,
+		BELimitCPU: math.Inf(1), Pods: 3, BEPods: 1, MidPods: 1}
+	if diff := cmp.Diff(want, m.At(at)); diff != "" {
+		t.Errorf("moment (-want,+got):\n%s", diff)
 	}
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/koord-dev/koord/pkg/koordlet/devices"
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
 	"github.com/koord-dev/koord/pkg/koordlet/nodetopology"
+	"github.com/koord-dev/koord/pkg/koordlet/prediction"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/memoryevict"
 	"github.com/koord-dev/koord/pkg/koordlet/reporter"
@@ -117,6 +118,7 @@ type simNode struct {
 	view        *nodeView
 	src         *Source
 	report      *reporter.Reporter
+	predict     *prediction.Server
 	topology    *nodetopology.Reporter // nil when the NodeTopologyReport gate is off
 	devices     *devices.Reporter      // nil when the Accelerators and RDMADevices gates are off
 	evict       *memoryevict.Strategy  // nil when the BEMemoryEvict gate is off
@@ -153,8 +155,12 @@ func (c *Cluster) newNode(name string, now time.Time) *simNode {
 	}
 	// Moments are counted from when the node is first seen, not over the pretended history.
 	n.counted = now.UnixNano() - 1
+	// The prediction trains on simulated time from the model and judges a pod's cold start from when the agent
+	// saw it start (simulated), not from its creation timestamp (wall time).
+	n.predict = prediction.NewServer(*c.opts.Prediction, n.src, n.view, prediction.WithClock(c.clock),
+		prediction.WithPodStart(n.podStart))
 	n.report = reporter.New(c.koord, name, n.src, n.view, reporter.WithClock(c.clock), reporter.WithWarmUp(0),
-		reporter.WithStampClock(c.clock.base))
+		reporter.WithStampClock(c.clock.base), reporter.WithPredictor(n.predict))
 	if c.opts.Features.NodeTopologyReport {
 		n.topology = nodetopology.NewReporter(c.koord, name, topologySource{view: n.view}, n.view)
 	}
@@ -214,6 +220,8 @@ func (n *simNode) round(ctx context.Context) time.Time {
 	n.src.SetModel(model)
 	var delta Counters
 	delta.SuppressedMoments, delta.LSThresholdBreaches = n.count(model, now)
+	n.predict.TrainUntil(nodeCtx, now)
+	n.predict.GC(nodeCtx, now)
 
 	if n.evict != nil && slo != nil {
 		n.evicted = n.evicted[:0]
@@ -285,6 +293,15 @@ func (n *simNode) round(ctx context.Context) time.Time {
 	n.mu.Unlock()
 	n.ticked = true
 	return next
+}
+
+// podStart returns when the agent saw pod start running, in simulated time: the prediction's cold start counts
+// from then. A pod the agent has not seen run yet started now. It is called within the node's round.
+func (n *simNode) podStart(pod *corev1.Pod) time.Time {
+	if st, ok := n.pods[pod.UID]; ok {
+		return st.model.Since
+	}
+	return n.c.clock.Now()
 }
 
 // errNoNodeMetric is logged while a node has no NodeMetric.

@@ -137,8 +137,9 @@ func (s *Source) Aggregate(key metriccache.SeriesKey, start, end time.Time) (met
 	}
 	endNs, startNs := end.UnixNano(), start.UnixNano()
 	step := s.collect * max(ceilDiv(endNs-startNs, s.collect*int64(s.maxPoints)), 1)
-	f := s.frame(step, floorDiv(endNs, step)*step)
-	first := max(floorDiv(startNs, step)+1, f.first/step) * step
+	from := (floorDiv(startNs, step) + 1) * step
+	f := s.frame(step, from, floorDiv(endNs, step)*step)
+	first := max(from, f.first)
 	bufp := scratch.Get().(*[]float64)
 	defer scratch.Put(bufp)
 	values := (*bufp)[:0]
@@ -232,15 +233,18 @@ func (s *Source) series(key metriccache.SeriesKey) (int, bool) {
 	return 0, false
 }
 
-// frame returns the frame of the samples at multiples of step up to last, computing it if needed; s.mu must be
-// held.
-func (s *Source) frame(step, last int64) *frame {
+// frame returns a frame of the samples at multiples of step up to last that covers those from from on (or all
+// of the last MaxPoints), computing it if needed; s.mu must be held. A new frame starts at from, or MaxPoints
+// samples before last when that is later, so that a short window (the prediction's minute) costs its own samples
+// and a report's windows share one frame per step.
+func (s *Source) frame(step, from, last int64) *frame {
 	for _, f := range s.frames {
-		if f.step == step && f.last == last {
+		if f.step == step && f.last == last && f.from <= from {
 			return f
 		}
 	}
-	first := last - int64(s.maxPoints-1)*step
+	first := max(last-int64(s.maxPoints-1)*step, from)
+	requested := first
 	if since := s.model.Since.UnixNano(); first < since {
 		first = min(ceilDiv(since, step)*step, last+step)
 	}
@@ -251,6 +255,7 @@ func (s *Source) frame(step, last int64) *frame {
 	}
 	f := framePool.Get().(*frame)
 	f.fill(s.model, first, last, step)
+	f.from = requested
 	s.frames = append(s.frames, f)
 	return f
 }
@@ -262,7 +267,9 @@ const maxFrames = 8
 // precision, NaN where a series has no sample).
 type frame struct {
 	step, first, last int64
-	pods              int
+	// from is the first time the frame was computed for; first is later when the model starts later.
+	from int64
+	pods int
 	// node and system hold cpu, memory pairs per time.
 	node, system []float64
 	// pods holds cpu, memory pairs per pod per time.
