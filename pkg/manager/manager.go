@@ -178,11 +178,12 @@ func setupControllers(mgr ctrl.Manager, o Options, controllers []string) error {
 			err = nodeslo.Setup(mgr, store)
 		case ControllerNodeResource:
 			err = noderesource.Setup(mgr, noderesource.Options{
-				StrategyForNode: colocationStrategyForNode(mgr.GetLogger(), store),
-				ConfigUpdates:   store.Subscribe(),
-				ConfigSynced:    store.Synced,
-				Clock:           clock.RealClock{},
-				Metrics:         m.NodeResource,
+				StrategyForNode:         colocationStrategyForNode(mgr.GetLogger(), store),
+				ConfigUpdates:           store.Subscribe(),
+				ConfigSynced:            store.Synced,
+				Clock:                   clock.RealClock{},
+				Metrics:                 m.NodeResource,
+				UnreportedPodsUsageOnly: !o.UnreportedPodsInMaxUsageRequest,
 			})
 		case ControllerQuotaProfile:
 			err = quotaprofile.Setup(mgr)

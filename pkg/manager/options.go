@@ -95,6 +95,10 @@ type Options struct {
 	SLOConfigNamespace, SLOConfigName string
 	// ColocationProfileInterval is how often the colocationprofile controller re-applies each managed profile.
 	ColocationProfileInterval time.Duration
+	// UnreportedPodsInMaxUsageRequest counts the request of a high-priority pod koordlet does not report yet in
+	// the maxUsageRequest batch policy (Koord's default); false counts it as Koordinator does, in the usage
+	// policy only.
+	UnreportedPodsInMaxUsageRequest bool
 	// FeatureGates are koord-manager's gates.
 	FeatureGates featuregate.MutableVersionedFeatureGate
 	// WebhookFailurePolicies overrides the failure policy of the webhooks of a kind (see webhookKinds): Ignore
@@ -116,25 +120,26 @@ type Options struct {
 // DefaultOptions returns the defaults.
 func DefaultOptions() Options {
 	return Options{
-		KubeAPIQPS:                50,
-		KubeAPIBurst:              100,
-		LeaderElection:            true,
-		LeaderElectionNamespace:   configuration.ConfigNamespace,
-		LeaderElectionID:          "koord-manager",
-		LeaseDuration:             15 * time.Second,
-		RenewDeadline:             10 * time.Second,
-		RetryPeriod:               2 * time.Second,
-		MetricsBindAddress:        ":8080",
-		HealthProbeBindAddress:    ":8000",
-		Controllers:               []string{"*"},
-		EnableWebhookServer:       true,
-		Webhook:                   webhook.DefaultOptions(),
-		WebhookMaxInFlight:        64,
-		SLOConfigNamespace:        configuration.ConfigNamespace,
-		SLOConfigName:             configuration.SLOCtrlConfigMap,
-		ColocationProfileInterval: colocationprofile.DefaultInterval,
-		FeatureGates:              features.NewManagerGate(),
-		PprofBindAddress:          ":8090",
+		KubeAPIQPS:                      50,
+		KubeAPIBurst:                    100,
+		LeaderElection:                  true,
+		LeaderElectionNamespace:         configuration.ConfigNamespace,
+		LeaderElectionID:                "koord-manager",
+		LeaseDuration:                   15 * time.Second,
+		RenewDeadline:                   10 * time.Second,
+		RetryPeriod:                     2 * time.Second,
+		MetricsBindAddress:              ":8080",
+		HealthProbeBindAddress:          ":8000",
+		Controllers:                     []string{"*"},
+		EnableWebhookServer:             true,
+		Webhook:                         webhook.DefaultOptions(),
+		WebhookMaxInFlight:              64,
+		SLOConfigNamespace:              configuration.ConfigNamespace,
+		SLOConfigName:                   configuration.SLOCtrlConfigMap,
+		ColocationProfileInterval:       colocationprofile.DefaultInterval,
+		UnreportedPodsInMaxUsageRequest: true,
+		FeatureGates:                    features.NewManagerGate(),
+		PprofBindAddress:                ":8090",
 	}
 }
 
@@ -169,6 +174,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.WebhookMaxInFlight, "webhook-max-in-flight", o.WebhookMaxInFlight, "Concurrent admission requests served per webhook; 0 means no limit.")
 	fs.StringVar(&o.SLOConfigNamespace, "slo-config-namespace", o.SLOConfigNamespace, "Namespace of the slo-controller-config ConfigMap.")
 	fs.StringVar(&o.SLOConfigName, "slo-config-name", o.SLOConfigName, "Name of the slo-controller-config ConfigMap.")
+	fs.BoolVar(&o.UnreportedPodsInMaxUsageRequest, "unreported-pods-in-max-usage-request", o.UnreportedPodsInMaxUsageRequest,
+		"Count the request of a high-priority pod koordlet does not report yet in the maxUsageRequest batch policy. false counts it "+
+			"as Koordinator does: in the usage policy only, so that a pod just placed leaves room in maxUsageRequest until it is reported.")
 	fs.DurationVar(&o.ColocationProfileInterval, "colocation-profile-interval", o.ColocationProfileInterval,
 		"How often the colocationprofile controller re-applies each ClusterColocationProfile labelled config.koordinator.sh/controller-managed=true to pending pods.")
 	fs.BoolVar(&o.EnablePprof, "enable-pprof", o.EnablePprof, "Serve net/http/pprof at --pprof-addr (unauthenticated; off by default, unlike Koordinator).")

@@ -81,6 +81,9 @@ type Options struct {
 	ConfigSynced func() bool
 	// Metrics records the calculations; private, unregistered ones when nil.
 	Metrics *Metrics
+	// UnreportedPodsUsageOnly is calculator.Input's: count a high-priority pod without a metric as Koordinator
+	// does, out of the maxUsageRequest policy's sum.
+	UnreportedPodsUsageOnly bool
 }
 
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
@@ -96,6 +99,8 @@ type Reconciler struct {
 	configSynced    func() bool
 	clock           clock.Clock
 	metrics         *Metrics
+	// unreportedPodsUsageOnly is Options.UnreportedPodsUsageOnly.
+	unreportedPodsUsageOnly bool
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
@@ -113,7 +118,7 @@ func NewReconciler(c client.Client, opts Options) (*Reconciler, error) {
 		opts.Metrics = NewMetrics()
 	}
 	return &Reconciler{client: c, strategyForNode: opts.StrategyForNode, configSynced: opts.ConfigSynced, clock: opts.Clock,
-		metrics: opts.Metrics}, nil
+		metrics: opts.Metrics, unreportedPodsUsageOnly: opts.UnreportedPodsUsageOnly}, nil
 }
 
 // Setup registers the pod index and the controller with mgr.
@@ -177,7 +182,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	strategy := r.strategyForNode(node)
 	now := r.clock.Now()
-	result := calculator.Calculate(calculator.Input{Node: node, NodeMetric: nodeMetric, Pods: pods, Strategy: &strategy, Now: now})
+	result := calculator.Calculate(calculator.Input{Node: node, NodeMetric: nodeMetric, Pods: pods, Strategy: &strategy, Now: now,
+		UnreportedPodsUsageOnly: r.unreportedPodsUsageOnly})
 	r.metrics.observe(node.Name, &result)
 	for _, w := range result.Warnings {
 		log.V(2).Info("Worked around a bad node input", "node", klog.KObj(node), "warning", w)

@@ -70,6 +70,10 @@ type Input struct {
 	Strategy *configuration.ColocationStrategy
 	// Now is the current time, for the staleness of the NodeMetric.
 	Now time.Time
+	// UnreportedPodsUsageOnly counts a high-priority pod the NodeMetric does not report yet as Koordinator does:
+	// its request in HPUsed only, so that the maxUsageRequest policy leaves it out. By default (false) its request
+	// counts in HPMaxUsedReq too: a pod just placed holds at least its request.
+	UnreportedPodsUsageOnly bool
 }
 
 // ResetReason says why a tier's resources are removed from the node. The values are bounded, so they can be
@@ -214,7 +218,7 @@ func Calculate(in Input) Result {
 		return r
 	}
 
-	usage := sumUsage(in.Pods, in.NodeMetric)
+	usage := sumUsage(in.Pods, in.NodeMetric, !in.UnreportedPodsUsageOnly)
 	r.UsageKnown = true
 	r.CPU.HPRequest, r.Memory.HPRequest = usage.hpRequest.cpu, usage.hpRequest.memory
 	r.CPU.HPUsed, r.Memory.HPUsed = usage.hpUsed.cpu, usage.hpUsed.memory
@@ -368,8 +372,9 @@ type podKey struct {
 	namespace, name string
 }
 
-// sumUsage sums the requests and usages of the high-priority pods. nm must not be nil.
-func sumUsage(pods []*corev1.Pod, nm *slov1alpha1.NodeMetric) podUsage {
+// sumUsage sums the requests and usages of the high-priority pods. nm must not be nil. The request of a pod nm
+// does not report stands in for its usage in hpUsed, and in hpMaxUsedReq when unreportedInMaxUsedReq.
+func sumUsage(pods []*corev1.Pod, nm *slov1alpha1.NodeMetric, unreportedInMaxUsedReq bool) podUsage {
 	var u podUsage
 	metrics := nm.Status.PodsMetric
 	index := make(map[podKey]int, len(metrics))
@@ -399,7 +404,9 @@ func sumUsage(pods []*corev1.Pod, nm *slov1alpha1.NodeMetric) podUsage {
 		if !hasMetric {
 			// Not reported yet: its request stands in for its usage.
 			u.hpUsed.add(reqCPU, reqMemory)
-			u.hpMaxUsedReq.add(reqCPU, reqMemory)
+			if unreportedInMaxUsedReq {
+				u.hpMaxUsedReq.add(reqCPU, reqMemory)
+			}
 			continue
 		}
 		usage := metrics[i].PodUsage.ResourceList

@@ -108,6 +108,44 @@ func TestCalculateBatch(t *testing.T) {
 				r.Batch = Tier{CPU: 16000, Memory: 24e9}
 			},
 		},
+		"maxUsageRequest policy counts an unreported pod's request": {
+			// podA is not reported: HPUsed 42 cores / 42G; HPMaxUsedReq = 20 (its request) + max(20,22) = 42 cores,
+			// 20G + max(40G,22G) = 60G: batch as with its metric, 21 cores and 24G.
+			input: func(in *Input) {
+				in.NodeMetric.Status.PodsMetric = in.NodeMetric.Status.PodsMetric[1:]
+				in.Strategy.CPUReclaimThresholdPercent = ptr.To[int64](70)
+				in.Strategy.MemoryReclaimThresholdPercent = ptr.To[int64](80)
+				in.Strategy.CPUCalculatePolicy = ptr.To(configuration.CalculateByPodMaxUsageRequest)
+				in.Strategy.MemoryCalculatePolicy = ptr.To(configuration.CalculateByPodMaxUsageRequest)
+			},
+			want: func(r *Result) {
+				r.CPU.ReclaimPercent, r.CPU.SafetyMargin = 70, 30000
+				r.Memory.ReclaimPercent, r.Memory.SafetyMargin = 80, 24e9
+				r.CPUPolicy, r.MemoryPolicy = configuration.CalculateByPodMaxUsageRequest, configuration.CalculateByPodMaxUsageRequest
+				r.CPU.HPUsed, r.Memory.HPUsed = 42000, 42e9
+				r.Batch = Tier{CPU: 21000, Memory: 24e9}
+			},
+		},
+		"maxUsageRequest policy leaves an unreported pod out, as Koordinator, when asked": {
+			// HPMaxUsedReq = max(20,22) = 22 cores, max(40G,22G) = 40G (podA left out):
+			// cpu 100 − 30 − 7 − 22 = 41 cores; memory 120G − 24G − 12G − 40G = 44G.
+			input: func(in *Input) {
+				in.UnreportedPodsUsageOnly = true
+				in.NodeMetric.Status.PodsMetric = in.NodeMetric.Status.PodsMetric[1:]
+				in.Strategy.CPUReclaimThresholdPercent = ptr.To[int64](70)
+				in.Strategy.MemoryReclaimThresholdPercent = ptr.To[int64](80)
+				in.Strategy.CPUCalculatePolicy = ptr.To(configuration.CalculateByPodMaxUsageRequest)
+				in.Strategy.MemoryCalculatePolicy = ptr.To(configuration.CalculateByPodMaxUsageRequest)
+			},
+			want: func(r *Result) {
+				r.CPU.ReclaimPercent, r.CPU.SafetyMargin = 70, 30000
+				r.Memory.ReclaimPercent, r.Memory.SafetyMargin = 80, 24e9
+				r.CPUPolicy, r.MemoryPolicy = configuration.CalculateByPodMaxUsageRequest, configuration.CalculateByPodMaxUsageRequest
+				r.CPU.HPUsed, r.Memory.HPUsed = 42000, 42e9
+				r.CPU.HPMaxUsedReq, r.Memory.HPMaxUsedReq = 22000, 40e9
+				r.Batch = Tier{CPU: 41000, Memory: 44e9}
+			},
+		},
 		"dangling metrics count unless reported as batch or free": {
 			// Reported but not listed: podX koord-prod 4/4G and podZ without priority 1/1G count; podY
 			// koord-batch 8/8G and podW koord-free 2/2G do not. HPUsed 38 cores / 38G →
