@@ -194,7 +194,9 @@ func Start(ctx context.Context, opts Options, progress Progress) (_ *Cluster, re
 	}
 
 	if err := c.step("Install: CRDs, namespace, PriorityClasses, slo-controller-config (colocation on)", func(func(string)) error {
-		return install(ctx, cfg, fsys, SLOConfig{ReportInterval: opts.ReportInterval, DegradeTime: opts.DegradeTime, AggregateDuration: opts.AggregateDuration})
+		return install(ctx, cfg, fsys, SLOConfig{
+			ReportInterval: opts.ReportInterval, DegradeTime: opts.DegradeTime, AggregateDuration: opts.AggregateDuration, Mid: opts.Mid,
+		})
 	}); err != nil {
 		return nil, err
 	}
@@ -421,7 +423,7 @@ func (c *Cluster) startSim(ctx context.Context, cfg *rest.Config, update func(st
 	if err != nil {
 		return fmt.Errorf("--speed: %w", err)
 	}
-	s, err := sim.NewClusterForConfig(cfg, clk, sim.Options{Features: c.opts.SimFeatures})
+	s, err := sim.NewClusterForConfig(cfg, clk, sim.Options{Features: c.opts.SimFeatures, Prediction: c.opts.Prediction})
 	if err != nil {
 		return err
 	}

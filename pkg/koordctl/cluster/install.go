@@ -139,11 +139,24 @@ type SLOConfig struct {
 	DegradeTime time.Duration
 	// AggregateDuration is metricAggregateDurationSeconds; zero keeps the file's value.
 	AggregateDuration time.Duration
+	// Mid are the mid settings; unset fields keep the file's values.
+	Mid MidSettings
+}
+
+// MidSettings are colocation-config's settings of the mid tier; a nil field keeps the file's value.
+type MidSettings struct {
+	// UnallocatedPercent is midUnallocatedPercent: the share of the resources the prod pods do not request
+	// offered as mid besides the predicted reclaimable.
+	UnallocatedPercent *int64
+	// CPUThresholdPercent is midCPUThresholdPercent: mid-cpu's cap, in percent of the node's CPU.
+	CPUThresholdPercent *int64
+	// MemoryThresholdPercent is midMemoryThresholdPercent: mid-memory's cap, in percent of the node's memory.
+	MemoryThresholdPercent *int64
 }
 
 // LocalSLOConfig returns the slo-controller-config ConfigMap of fsys with colocation on: colocation-config's
-// enable true, metricReportIntervalSeconds and (when set) degradeTimeMinutes and metricAggregateDurationSeconds
-// from c, and resource-threshold-
+// enable true, metricReportIntervalSeconds and (when set) degradeTimeMinutes, metricAggregateDurationSeconds and
+// the mid settings from c, and resource-threshold-
 // config's cluster strategy enabled, so that BE CPU suppression applies. The result parses and validates as
 // koord-manager's loader does.
 func LocalSLOConfig(fsys fs.FS, c SLOConfig) (*corev1.ConfigMap, error) {
@@ -172,6 +185,15 @@ func LocalSLOConfig(fsys fs.FS, c SLOConfig) (*corev1.ConfigMap, error) {
 	}
 	if c.AggregateDuration > 0 {
 		colocation.MetricAggregateDurationSeconds = ptr.To(int64(c.AggregateDuration / time.Second))
+	}
+	for _, m := range []struct{ from, to **int64 }{
+		{&c.Mid.UnallocatedPercent, &colocation.MidUnallocatedPercent},
+		{&c.Mid.CPUThresholdPercent, &colocation.MidCPUThresholdPercent},
+		{&c.Mid.MemoryThresholdPercent, &colocation.MidMemoryThresholdPercent},
+	} {
+		if *m.from != nil {
+			*m.to = ptr.To(**m.from)
+		}
 	}
 	if errs := configuration.ValidateColocationCfg(field.NewPath(configuration.ColocationConfigKey), colocation); len(errs) > 0 {
 		return nil, fmt.Errorf("colocation settings: %w", errs.ToAggregate())

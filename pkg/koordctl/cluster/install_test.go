@@ -40,7 +40,14 @@ func TestLocalSLOConfig(t *testing.T) {
 		wantReport     int64
 		wantDegrade    int64
 		wantAggregates int64
+		// wantMid are midUnallocatedPercent, midCPUThresholdPercent and midMemoryThresholdPercent; the shipped
+		// file sets none.
+		wantMid []*int64
 	}{
+		"mid settings": {
+			slo:        SLOConfig{ReportInterval: time.Second, Mid: MidSettings{UnallocatedPercent: ptr.To[int64](20), CPUThresholdPercent: ptr.To[int64](40)}},
+			wantReport: 1, wantDegrade: 15, wantAggregates: 300, wantMid: []*int64{ptr.To[int64](20), ptr.To[int64](40), nil},
+		},
 		"defaults":     {slo: SLOConfig{ReportInterval: 10 * time.Second}, wantReport: 10, wantDegrade: 15, wantAggregates: 300},
 		"degrade time": {slo: SLOConfig{ReportInterval: time.Minute, DegradeTime: 3 * time.Minute}, wantReport: 60, wantDegrade: 3, wantAggregates: 300},
 		"aggregate duration": {
@@ -63,6 +70,13 @@ func TestLocalSLOConfig(t *testing.T) {
 			}
 			if errs := configuration.ValidateColocationCfg(field.NewPath("c"), colocation); len(errs) > 0 {
 				t.Errorf("colocation-config does not validate: %v", errs)
+			}
+			wantMid := tc.wantMid
+			if wantMid == nil {
+				wantMid = []*int64{nil, nil, nil}
+			}
+			if diff := cmp.Diff(wantMid, []*int64{colocation.MidUnallocatedPercent, colocation.MidCPUThresholdPercent, colocation.MidMemoryThresholdPercent}); diff != "" {
+				t.Errorf("mid settings (-want,+got):\n%s", diff)
 			}
 			got := []*int64{colocation.MetricReportIntervalSeconds, colocation.DegradeTimeMinutes, colocation.MetricAggregateDurationSeconds}
 			want := []*int64{ptr.To(tc.wantReport), ptr.To(tc.wantDegrade), ptr.To(tc.wantAggregates)}

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/koord-dev/koord/pkg/features"
+	"github.com/koord-dev/koord/pkg/koordlet/prediction"
 	"github.com/koord-dev/koord/pkg/sim"
 )
 
@@ -116,6 +117,11 @@ type Options struct {
 	AggregateDuration time.Duration
 	// SimFeatures are the koordlet feature gates the simulated node agents follow.
 	SimFeatures features.Koordlet
+	// Prediction are the simulated node agents' peak prediction settings (koordlet's --prediction-* flags), in
+	// simulated time; Koordinator's defaults when nil (a 24h cold start).
+	Prediction *prediction.Config
+	// Mid are colocation-config's mid settings in the slo-controller-config; unset fields keep the file's.
+	Mid MidSettings
 
 	// ManagerArgs are extra flags for koord-manager, after those the cluster sets.
 	ManagerArgs []string
@@ -212,6 +218,11 @@ func (o *Options) Validate() error {
 	}
 	if o.AggregateDuration < 0 || o.AggregateDuration%time.Second != 0 {
 		errs = append(errs, fmt.Errorf("--aggregate-duration: %s must be a whole number of seconds (0 keeps the default)", o.AggregateDuration))
+	}
+	if o.Prediction != nil {
+		if err := o.Prediction.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("prediction: %w", err))
+		}
 	}
 	return errors.Join(errs...)
 }
