@@ -83,6 +83,9 @@ const (
 	ReasonDryRun               = "DryRun"
 	ReasonWaitForBoundPodReady = "WaitForBoundPodReady"
 	ReasonReservationExpired   = "ReservationExpired"
+	// ReasonReplacedWithoutReservation ends a Succeeded job whose pod was evicted and replaced without its
+	// Reservation, which is deleted.
+	ReasonReplacedWithoutReservation = "ReplacedWithoutReservation"
 	// ConditionBoundPodReady tells whether the replacement pod is ready.
 	ConditionBoundPodReady schedv1alpha1.PodMigrationJobConditionType = "BoundPodReady"
 	// statusComplete is status.status of a Succeeded job.

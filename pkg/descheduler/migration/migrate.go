@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -188,6 +189,17 @@ func (c *Controller) reservationFirst(ctx context.Context, job *schedv1alpha1.Po
 		return reconcile.Result{}, err
 	}
 	if bound == nil {
+		msg, err := c.replacedElsewhere(ctx, job, r)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		if msg != "" {
+			// No pod will bind the Reservation: release what it holds now rather than at the job's ttl.
+			if err := c.deleteReservation(ctx, job); err != nil {
+				return reconcile.Result{}, err
+			}
+			return reconcile.Result{}, c.succeed(ctx, job, ReasonReplacedWithoutReservation, msg)
+		}
 		if c.setCondition(job, schedv1alpha1.PodMigrationJobConditionReservationPodBoundReservation, schedv1alpha1.PodMigrationJobConditionStatusFalse,
 			schedv1alpha1.PodMigrationJobReasonWaitForPodBindReservation, "Waiting for a replacement pod to bind Reservation "+r.Name) {
 			if err := c.updateStatus(ctx, job); err != nil {
@@ -221,6 +233,54 @@ func (c *Controller) reservationFirst(ctx context.Context, job *schedv1alpha1.Po
 	c.setCondition(job, ConditionBoundPodReady, schedv1alpha1.PodMigrationJobConditionStatusTrue, "", fmt.Sprintf("Pod %q is ready", boundName))
 	job.Status.PodRef, job.Status.NodeName = ref, bound.Spec.NodeName
 	return reconcile.Result{}, c.succeed(ctx, job, "", fmt.Sprintf("Bind Pod %q in Reservation %q", boundName, r.Name))
+}
+
+// replacedElsewhere returns why no pod will bind r after the job's pod was evicted, or "" while one still may:
+// the workload r is reserved for has all its replicas scheduled and none waiting for a node. That happens when
+// several pods of one workload migrate at once and the replacement of this job's pod took another job's
+// Reservation (they are all the workload's), or was placed without one. Koordinator's job waits for its ttl
+// then, holding the Reservation's resources; this one ends Succeeded (the pod was moved) and the caller deletes
+// the Reservation.
+func (c *Controller) replacedElsewhere(ctx context.Context, job *schedv1alpha1.PodMigrationJob, r *schedv1alpha1.Reservation) (string, error) {
+	var owner *schedv1alpha1.ReservationControllerReference
+	for i := range r.Spec.Owners {
+		if r.Spec.Owners[i].Controller != nil {
+			owner = r.Spec.Owners[i].Controller
+			break
+		}
+	}
+	if owner == nil {
+		return "", nil
+	}
+	ref := owner.OwnerReference
+	ref.Controller = ptr.To(true)
+	ns := owner.Namespace
+	if ns == "" {
+		ns = job.Spec.PodRef.Namespace
+	}
+	// The workload is found as the evicted pod's would be: through a pod it controls.
+	w, err := c.finder.find(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, OwnerReferences: []metav1.OwnerReference{ref}}})
+	if apierrors.IsNotFound(err) {
+		return fmt.Sprintf("Pod %q has been evicted and its %s %s/%s is gone: nothing will bind Reservation %q", podName(job), ref.Kind, ns, ref.Name, r.Name), nil
+	}
+	if err != nil || w == nil {
+		return "", err
+	}
+	scheduled := 0
+	for _, p := range w.pods {
+		if !isPodActive(p) || p.UID == job.Spec.PodRef.UID {
+			continue
+		}
+		if p.Spec.NodeName == "" {
+			return "", nil
+		}
+		scheduled++
+	}
+	if scheduled < w.replicas {
+		return "", nil
+	}
+	return fmt.Sprintf("Pod %q has been evicted and %s has its %d replicas scheduled; its replacement did not bind Reservation %q (it took another migration's Reservation, or none)",
+		podName(job), w, w.replicas, r.Name), nil
 }
 
 // evictionStarted returns recorded when the job's status already says the eviction started, else whether the

@@ -293,7 +293,7 @@ func (c *Cluster) startDescheduler(ctx context.Context, base []byte) error {
 	if err := writeFile(path, data, 0o600); err != nil {
 		return err
 	}
-	p, err := c.startProcess(ctx, "koord-descheduler", []string{"--config=" + path})
+	p, err := c.startProcess(ctx, "koord-descheduler", append([]string{"--config=" + path}, c.opts.DeschedulerArgs...))
 	if err != nil {
 		return err
 	}

@@ -137,6 +137,8 @@ type Options struct {
 	// DeschedulerConfig's file or the shipped one, for callers that hold it in memory (a demo scenario's
 	// cluster.descheduler.config).
 	DeschedulerConfigData []byte
+	// DeschedulerArgs are extra flags for koord-descheduler, after the --config the cluster sets (e.g. "--v=4").
+	DeschedulerArgs []string
 	// DeschedulerLowNodeLoad enables LowNodeLoad at the balance extension point of every descheduler profile,
 	// so that pods move off nodes whose usage is above the high thresholds. The shipped configuration, like
 	// Koordinator's, has it off.

@@ -124,14 +124,16 @@ func TestHotNodesCool(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		open := 0
+		var open []string
 		for _, j := range jobs {
 			if j.Status.Phase != schedv1alpha1.PodMigrationJobSucceeded && j.Status.Phase != schedv1alpha1.PodMigrationJobFailed {
-				open++
+				open = append(open, fmt.Sprintf("%s (pod %s, created %s, phase %q, status %q, reason %q, message %q, annotations %v)",
+					j.Name, j.Spec.PodRef.Name, j.CreationTimestamp.Format(time.TimeOnly), j.Status.Phase, j.Status.Status,
+					j.Status.Reason, j.Status.Message, j.Annotations))
 			}
 		}
 		cool := !slices.ContainsFunc(names, func(n string) bool { return usage[n] >= highCPU })
-		return cool && open == 0 && len(jobs) > 0, fmt.Sprintf("%s; %d jobs, %d not ended", describe(usage), len(jobs), open)
+		return cool && len(open) == 0 && len(jobs) > 0, fmt.Sprintf("%s; %d jobs, %d not ended: %s", describe(usage), len(jobs), len(open), strings.Join(open, "; "))
 	})
 	t.Logf("CPU usage after: %s", describe(after))
 

@@ -104,6 +104,8 @@ func TestMain(m *testing.M) {
 			opts.ReportInterval = reportInterval
 			opts.AggregateDuration = aggregateDuration
 			opts.DeschedulerConfig = configPath
+			// The jobs' steps (V(2)), arbitration and reconciles (V(4)) are in the log kept when a test fails.
+			opts.DeschedulerArgs = []string{"--v=4"}
 			return nil
 		},
 		SetUp: func(_ context.Context, c *cluster.Cluster) error {

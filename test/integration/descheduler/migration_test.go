@@ -30,6 +30,7 @@ import (
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/descheduler/apis/config"
+	"github.com/koord-dev/koord/pkg/descheduler/migration"
 )
 
 // succeededOn checks that job succeeded with the replacement pod on node, where its Reservation is.
@@ -61,6 +62,29 @@ func TestReservationFirst(t *testing.T) {
 	replacement := f.replaceWhenGone(rs, p0, "web-2")
 	done := f.waitFinished(j.Name)
 	f.succeededOn(done, replacement, b)
+}
+
+// TestReplacedWithoutReservation: the replacement of the evicted pod is placed without the job's Reservation (as
+// when several pods of one workload migrate at once and it takes another job's); once the workload has all its
+// replicas scheduled the job ends Succeeded, reason ReplacedWithoutReservation, and its Reservation is deleted
+// rather than held until the job's ttl.
+func TestReplacedWithoutReservation(t *testing.T) {
+	f := newFixture(t)
+	a, b, c := f.node("a", "4"), f.node("b", "4"), f.node("c", "4")
+	rs := f.deployment("web", 2)
+	p0, _ := f.pod(rs, "web-0", a), f.pod(rs, "web-1", b)
+	startScheduler(t)
+	startController(t, testArgs())
+	j := f.job(p0, "")
+	f.waitGone(p0.DeepCopy())
+	// Played by the test: the ReplicaSet's replacement, bound to c by something other than koord-scheduler.
+	f.pod(rs, "web-2", c)
+	done := f.waitFinished(j.Name)
+	if done.Status.Phase != schedv1alpha1.PodMigrationJobSucceeded || done.Status.Reason != migration.ReasonReplacedWithoutReservation {
+		t.Errorf("job ended %s/%s: %s, want Succeeded/%s", done.Status.Phase, done.Status.Reason, done.Status.Message,
+			migration.ReasonReplacedWithoutReservation)
+	}
+	f.noReservations()
 }
 
 func TestReservationUnschedulable(t *testing.T) {
