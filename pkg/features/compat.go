@@ -54,6 +54,15 @@ var (
 		"EnablePodEnhancedValidator", "DisablePVCReservation", "PriorityTransformer", "PreemptionPolicyTransformer",
 		"ReplaceResourcesTransformer", "DisableExtendedResourceSpec", "DisableDeviceResourceSpec",
 		"BindingAdmissionWebhook",
+		// Koordinator's koord-manager registers its scheduler's gates in the same gate set (scheduler_features.go),
+		// so its command lines may name them; they mean nothing to koord-manager.
+		"CompatibleCSIStorageCapacity", "DisableCSIStorageCapacityInformer", "CompatiblePodDisruptionBudget",
+		"DisablePodDisruptionBudgetInformer", "DisableDynamicResourceAllocationInformer", "ResizePod",
+		"LazyReservationRestore", "OmitNodeLabelsForReservation", "SkipReservationFitsNode", "DevicePluginAdaption",
+		"CleanExpiredReservationAllocated", "DynamicSchedulerCheck", "CrossSchedulerNomination",
+		"SkipFilterWithNominatedPods", "CSIStorageCapacity", "GenericEphemeralVolume", "PodDisruptionBudget",
+		"SyncBarrier", "GangPendingPodsConditionPatch", "EnableInlineBatchSchedule", "EnableBatchScheduleNodeSnapshot",
+		"ElasticQuotaIgnoreTerminatingPod", "ElasticQuotaImmediateIgnoreTerminatingPod",
 	}
 	koordinatorManagerAliases = map[string]string{
 		"ElasticValidatingWebhook": string(ElasticQuotaValidatingWebhook),

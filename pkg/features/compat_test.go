@@ -114,3 +114,70 @@ func TestManagerCompatFlag(t *testing.T) {
 		t.Errorf("unknown gate: err %v, want one naming it", err)
 	}
 }
+
+// koordinatorManagerBinaryGates are the gate names Koordinator's koord-manager accepts: its pkg/features registers
+// the manager's, the scheduler's, the descheduler's and the transformers' gates in one gate set
+// (features.go, scheduler_features.go).
+var koordinatorManagerBinaryGates = []string{
+	"PodMutatingWebhook", "PodValidatingWebhook", "ElasticMutatingWebhook", "ElasticValidatingWebhook",
+	"NodeMutatingWebhook", "NodeValidatingWebhook", "ConfigMapValidatingWebhook", "ReservationMutatingWebhook",
+	"ColocationProfileSkipMutatingResources", "ColocationProfileSkipValidatingPriority", "WebhookFramework",
+	"MultiQuotaTree", "ElasticQuotaIgnorePodOverhead", "ElasticQuotaIgnoreTerminatingPod",
+	"ElasticQuotaImmediateIgnoreTerminatingPod", "ElasticQuotaGuaranteeUsage", "ElasticQuotaEnableUpdateResourceKey",
+	"ElasticQuotaEvaluationTransformPod", "DisableDefaultQuota", "SupportParentQuotaSubmitPod", "EnableQuotaAdmission",
+	"EnableQuotaAdmissionOnUpdate", "EnablePodEnhancedValidator", "EnableSyncGPUSharedResource",
+	"ColocationProfileController", "ValidatePodDeviceResource", "DisableExtendedResourceSpec",
+	"DisableDeviceResourceSpec", "BindingAdmissionWebhook", "DisablePVCReservation", "PriorityTransformer",
+	"PreemptionPolicyTransformer", "ReplaceResourcesTransformer",
+	// scheduler_features.go
+	"CompatibleCSIStorageCapacity", "DisableCSIStorageCapacityInformer", "CompatiblePodDisruptionBudget",
+	"DisablePodDisruptionBudgetInformer", "DisableDynamicResourceAllocationInformer", "ResizePod",
+	"LazyReservationRestore", "OmitNodeLabelsForReservation", "SkipReservationFitsNode", "DevicePluginAdaption",
+	"CleanExpiredReservationAllocated", "DynamicSchedulerCheck", "CrossSchedulerNomination",
+	"SkipFilterWithNominatedPods", "CSIStorageCapacity", "GenericEphemeralVolume", "PodDisruptionBudget",
+	"SyncBarrier", "GangPendingPodsConditionPatch", "EnableInlineBatchSchedule", "EnableBatchScheduleNodeSnapshot",
+}
+
+// TestManagerAcceptsEveryKoordinatorGate: a koord-manager command line of Koordinator's parses whatever gates it
+// names, each either a Koord gate or logged as ignored.
+func TestManagerAcceptsEveryKoordinatorGate(t *testing.T) {
+	for _, name := range koordinatorManagerBinaryGates {
+		g := NewManagerGate()
+		flag := NewManagerCompatFlag(g)
+		fs := pflag.NewFlagSet("koord-manager", pflag.ContinueOnError)
+		flag.AddFlag(fs)
+		if err := fs.Parse([]string{"--feature-gates=" + name + "=true"}); err != nil {
+			t.Errorf("--feature-gates=%s=true: %v", name, err)
+		}
+	}
+}
+
+// koordinatorKoordletGates are the gate names Koordinator's koordlet accepts (koordlet_features.go and
+// runtimehooks/config.go).
+var koordinatorKoordletGates = []string{
+	"AuditEvents", "AuditEventsHTTPHandler", "BECPUSuppress", "BECPUManager", "BECPUEvict", "BEMemoryEvict", "CPUEvict",
+	"MemoryEvict", "CPUAllocatableEvict", "MemoryAllocatableEvict", "CPUBurst", "SystemConfig", "RdtResctrl",
+	"CgroupReconcile", "NodeTopologyReport", "Accelerators", "RDMADevices", "CPICollector", "Libpfm4",
+	"ResctrlCollector", "PSICollector", "BlkIOReconcile", "ColdPageCollector", "HugePageReport", "PodResourcesProxy",
+	"HamiCoreVGPUMonitor", "PerCPUMetric", "NodeMetricPromMetrics",
+	"GroupIdentity", "CPUSetAllocator", "GPUEnvInject", "RDMADeviceInject", "BatchResource", "CPUNormalization",
+	"CoreSched", "TerwayQoS", "TCNetworkQoS", "Resctrl", "OOMScoreAdj",
+}
+
+// TestKoordletAcceptsEveryKoordinatorGate: a koordlet command line of Koordinator's parses whatever gates it
+// names (BatchResource and CPUSetAllocator are turned off rather than on, which their dependency allows).
+func TestKoordletAcceptsEveryKoordinatorGate(t *testing.T) {
+	for _, name := range koordinatorKoordletGates {
+		g := NewKoordletGate()
+		flag := NewKoordletCompatFlag(g)
+		fs := pflag.NewFlagSet("koordlet", pflag.ContinueOnError)
+		flag.AddFlag(fs)
+		value := name + "=true"
+		if name == "BatchResource" || name == "CPUSetAllocator" {
+			value = name + "=false"
+		}
+		if err := fs.Parse([]string{"--feature-gates=" + value}); err != nil {
+			t.Errorf("--feature-gates=%s: %v", value, err)
+		}
+	}
+}
