@@ -185,6 +185,11 @@ func (f *Flags) ClusterOptions(s *Scenario) (cluster.Options, error) {
 	if ad := s.Cluster.AggregateDuration; ad != nil {
 		o.AggregateDuration = ad.Duration
 	}
+	o.Prediction = s.Cluster.Prediction.Config()
+	if m := s.Cluster.Mid; m != nil {
+		o.Mid = cluster.MidSettings{UnallocatedPercent: m.UnallocatedPercent, CPUThresholdPercent: m.CPUThresholdPercent,
+			MemoryThresholdPercent: m.MemoryThresholdPercent}
+	}
 	o.DeschedulerLowNodeLoad = s.Cluster.LowNodeLoadEnabled()
 	if d := s.Cluster.Descheduler; d != nil {
 		o.DeschedulerConfigData = d.Config
@@ -300,17 +305,17 @@ func runOnCluster(ctx context.Context, s *Scenario, source []byte, c *cluster.Cl
 		at := clockLabel(s.StartOfDay()+sm.Elapsed, s.Duration.Duration)
 		if tty {
 			// Short, so that the live line fits a terminal's width.
-			printer.Update(fmt.Sprintf("%s CPU %s (%s w/o BE) batch %s BE %d run/%d pend/%d done", at,
+			printer.Update(fmt.Sprintf("%s CPU %s (%s w/o) batch %s BE %d/%d mid %s pods %d/%d", at,
 				fmtFloat(sm.UtilWith(), 0)+"%", fmtFloat(sm.UtilWithout(), 0)+"%", fmtFloat(sm.BatchCPUTotal(), 0),
-				sm.BERunning, sm.BEPending, sm.BECompleted))
+				sm.BERunning, sm.BEPending, fmtFloat(sm.MidCPUTotal(), 0), sm.MidRunning, sm.MidPending))
 			return
 		}
 		// Plain output (no live line): a line every twelfth of the scenario, so that a log shows the day.
 		if lastLine < 0 || sm.Elapsed-lastLine >= lineEvery {
 			lastLine = sm.Elapsed
-			printer.Printf("  %s  CPU %s (LS+system %s)  batch CPU %s cores  BE %d running, %d pending, %d done\n",
+			printer.Printf("  %s  CPU %s (prod+system %s)  batch CPU %s cores  BE %d running, %d pending, %d done  mid CPU %s cores, %d mid pods running\n",
 				at, fmtPct(sm.UtilWith()), fmtPct(sm.UtilWithout()), fmtFloat(sm.BatchCPUTotal(), 0),
-				sm.BERunning, sm.BEPending, sm.BECompleted)
+				sm.BERunning, sm.BEPending, sm.BECompleted, fmtFloat(sm.MidCPUTotal(), 0), sm.MidRunning)
 		}
 	}
 	nodes, samples, runErr := Run(ctx, s, Env{
@@ -349,21 +354,25 @@ func PrintSummary(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "Stopped early: %s.\n", r.Stopped)
 	}
 	fmt.Fprintf(w, `
-                          with colocation   without (LS + system)
-  CPU utilization, mean   %-17s %s   gain %s points
+                          with colocation   without (prod + system)
+  CPU utilization, mean   %-17s %s   gain %s points (mid pods %s)
   CPU utilization, peak   %-17s %s
   BE pods completed       %d (at most %d running and %d pending at once)
   Batch CPU offered       %s cores on average (%s core-hours); BE pods used %s core-hours
+  Mid CPU offered         %s cores on average (%s core-hours); mid pods used %s core-hours
+  Mid pods                %d completed (at most %d running and %d pending at once)
   BE CPU suppressed       %s node-minutes
   BE pods evicted         %d
   LS above threshold      %s node-minutes
   Hottest node CPU        %s at the first sample, %s at the last
   Node CPU spread         %s points at the first sample, %s at the last (standard deviation)
   Pod migrations          %d (%d succeeded, %d failed or aborted)
-`, fmtPct(sum.AvgUtilWith), fmtPct(sum.AvgUtilWithout), fmtFloat(sum.Gain, 1),
+`, fmtPct(sum.AvgUtilWith), fmtPct(sum.AvgUtilWithout), fmtFloat(sum.Gain, 1), fmtFloat(sum.MidGain, 1),
 		fmtPct(sum.PeakUtilWith), fmtPct(sum.PeakUtilWithout),
 		sum.BECompleted, sum.PeakBERunning, sum.PeakBEPending,
 		fmtFloat(sum.AvgBatchCPU, 1), fmtFloat(sum.BatchCPUHours, 0), fmtFloat(sum.BECPUHours, 0),
+		fmtFloat(sum.AvgMidCPU, 1), fmtFloat(sum.MidCPUHours, 0), fmtFloat(sum.MidUsedCPUHours, 0),
+		sum.MidCompleted, sum.PeakMidRunning, sum.PeakMidPending,
 		fmtFloat(float64(sum.SuppressedMoments)/momentsPerMinute, 1), sum.Evictions,
 		fmtFloat(float64(sum.LSBreaches)/momentsPerMinute, 1),
 		fmtPct(sum.FirstHottest), fmtPct(sum.LastHottest), fmtFloat(sum.FirstSpread, 1), fmtFloat(sum.LastSpread, 1),

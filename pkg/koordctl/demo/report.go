@@ -110,25 +110,45 @@ func Charts(r *Report) []Chart {
 		return series
 	}
 	batch := perNode(func(s *Sample) []float64 { return s.BatchCPU })
+	mid := perNode(func(s *Sample) []float64 { return s.MidCPU })
 	nodeUtil := perNode(func(s *Sample) []float64 { return s.NodeUtil })
 	return []Chart{
 		{
 			Title: "Cluster CPU utilization, with and without colocation", YLabel: "CPU utilization (%)", StartOfDay: sod, Span: span, X: x,
 			Series: []Series{
-				{Name: "with colocation (LS + BE + system)", Values: col((*Sample).UtilWith)},
-				{Name: "without colocation (LS + system)", Values: col((*Sample).UtilWithout), Dashed: true},
+				{Name: "with colocation (prod + mid + BE + system)", Values: col((*Sample).UtilWith)},
+				{Name: "without colocation (prod + system)", Values: col((*Sample).UtilWithout), Dashed: true},
 			},
 		},
 		{
 			Title: "CPU usage by class", YLabel: "CPU (cores)", StartOfDay: sod, Span: span, X: x,
 			Series: []Series{
-				{Name: "LS pods", Values: col(func(s *Sample) float64 { return s.LSCPU })},
+				{Name: "prod pods (LS)", Values: col((*Sample).ProdCPU)},
+				{Name: "mid pods", Values: col(func(s *Sample) float64 { return s.MidUsedCPU })},
 				{Name: "BE pods (after suppression)", Values: col(func(s *Sample) float64 { return s.BECPU })},
 				{Name: "BE pods' demand", Values: col(func(s *Sample) float64 { return s.BEDemandCPU }), Dashed: true},
 				{Name: "system", Values: col(func(s *Sample) float64 { return s.NodeCPU - s.LSCPU - s.BECPU })},
 			},
 		},
 		{Title: "Batch CPU allocatable per node (kubernetes.io/batch-cpu)", YLabel: "batch CPU (cores)", StartOfDay: sod, Span: span, X: x, Series: batch},
+		{
+			Title: "Mid CPU allocatable per node (kubernetes.io/mid-cpu, from the predicted prod reclaimable)", YLabel: "mid CPU (cores)",
+			StartOfDay: sod, Span: span, X: x, Series: mid,
+		},
+		{
+			Title: "Mid CPU offered and used, cluster", YLabel: "CPU (cores)", StartOfDay: sod, Span: span, X: x,
+			Series: []Series{
+				{Name: "mid-cpu allocatable", Values: col((*Sample).MidCPUTotal)},
+				{Name: "used by mid pods", Values: col(func(s *Sample) float64 { return s.MidUsedCPU }), Dashed: true},
+			},
+		},
+		{
+			Title: "Mid pods", YLabel: "pods", StartOfDay: sod, Span: span, X: x, Integer: true,
+			Series: []Series{
+				{Name: "running", Values: col(func(s *Sample) float64 { return float64(s.MidRunning) })},
+				{Name: "pending", Values: col(func(s *Sample) float64 { return float64(s.MidPending) }), Dashed: true},
+			},
+		},
 		{Title: "CPU utilization per node", YLabel: "CPU utilization (%)", StartOfDay: sod, Span: span, X: x, YMax: 100, Series: nodeUtil},
 		{
 			Title: "Spread of node CPU utilization", YLabel: "CPU utilization (%)", StartOfDay: sod, Span: span, X: x, YMax: 100,
@@ -208,8 +228,8 @@ figure { margin: 2em 0; }
 <p class="note">{{len .R.Nodes}} nodes of {{.NodeCPU}} CPU and {{.NodeMem}} memory; {{dur .S.Simulated}} of simulated time from
 {{.R.Scenario.StartTime}}, at speed {{.R.Scenario.Cluster.Speed}} ({{dur .R.Wall}} of wall time), one sample every
 {{dur .R.Scenario.SampleInterval.Duration}}; started {{.Generate}}. Every number below was read from the running
-cluster: node usage from the simulated node agents, batch allocatable from the Nodes' status, pods from the
-apiserver. Raw samples: <a href="data.csv">data.csv</a>; the scenario: <a href="scenario.yaml">scenario.yaml</a>.</p>
+cluster: node usage from the simulated node agents, batch and mid allocatable from the Nodes' status, pods from
+the apiserver. Raw samples: <a href="data.csv">data.csv</a>; the scenario: <a href="scenario.yaml">scenario.yaml</a>.</p>
 
 <h2>Summary</h2>
 <table>
@@ -218,9 +238,12 @@ apiserver. Raw samples: <a href="data.csv">data.csv</a>; the scenario: <a href="
 <tr><td>peak CPU utilization</td><td class="n">{{pct .S.PeakUtilWith}}</td><td class="n">{{pct .S.PeakUtilWithout}}</td></tr>
 </table>
 <table>
-<tr><td>utilization gain (average)</td><td class="n">{{pp .S.Gain}}</td></tr>
+<tr><td>utilization gain (average)</td><td class="n">{{pp .S.Gain}}, of which mid pods {{pp .S.MidGain}}</td></tr>
 <tr><td>CPU used by BE pods</td><td class="n">{{cores .S.BECPUHours}} core-hours</td></tr>
 <tr><td>batch CPU offered (average over the cluster)</td><td class="n">{{cores .S.AvgBatchCPU}} cores ({{cores .S.BatchCPUHours}} core-hours)</td></tr>
+<tr><td>mid CPU offered (average over the cluster)</td><td class="n">{{cores .S.AvgMidCPU}} cores ({{cores .S.MidCPUHours}} core-hours)</td></tr>
+<tr><td>CPU used by mid pods</td><td class="n">{{cores .S.MidUsedCPUHours}} core-hours</td></tr>
+<tr><td>mid pods completed; running / pending, at most</td><td class="n">{{.S.MidCompleted}}; {{.S.PeakMidRunning}} / {{.S.PeakMidPending}}</td></tr>
 <tr><td>BE pods completed</td><td class="n">{{.S.BECompleted}}</td></tr>
 <tr><td>BE pods running / pending, at most</td><td class="n">{{.S.PeakBERunning}} / {{.S.PeakBEPending}}</td></tr>
 <tr><td>BE CPU suppressed</td><td class="n">{{nodemin .S.SuppressedMoments}} node-minutes</td></tr>
@@ -235,8 +258,9 @@ apiserver. Raw samples: <a href="data.csv">data.csv</a>; the scenario: <a href="
 <table>
 <tr><td>pod migrations (PodMigrationJobs)</td><td class="n">{{.S.Migrations}}: {{.S.MigrationsSucceeded}} succeeded, {{.S.MigrationsFailed}} failed or aborted</td></tr>
 </table>
-<p class="note">"Without colocation" is the same cluster's usage minus the BE pods' usage: what the LS pods and the
-system used. Suppression and threshold counts are in node-minutes of simulated time: one node for one minute.</p>
+<p class="note">"Without colocation" is the same cluster's usage minus the BE and mid pods' usage: what the prod
+pods and the system used. Mid CPU is what koord-manager offered from the node agents' peak prediction
+(prodReclaimableMetric) and midUnallocatedPercent. Suppression and threshold counts are in node-minutes of simulated time: one node for one minute.</p>
 
 <h2>Over the day</h2>
 {{range .Charts}}<figure>{{.}}</figure>
@@ -273,16 +297,20 @@ func RenderCSV(r *Report) ([]byte, error) {
 	header := []string{
 		"time_of_day", "elapsed_seconds", "sim_time", "nodes", "cpu_capacity_cores", "node_cpu_cores", "ls_cpu_cores",
 		"be_cpu_cores", "be_demand_cpu_cores", "system_cpu_cores", "util_with_colocation_pct",
-		"util_without_colocation_pct", "batch_cpu_total_cores",
+		"util_without_colocation_pct", "batch_cpu_total_cores", "mid_cpu_total_cores", "mid_used_cpu_cores",
 	}
 	for _, n := range r.Nodes {
 		header = append(header, "batch_cpu_cores:"+n)
+	}
+	for _, n := range r.Nodes {
+		header = append(header, "mid_cpu_cores:"+n)
 	}
 	for _, n := range r.Nodes {
 		header = append(header, "node_cpu_pct:"+n)
 	}
 	header = append(header, "node_cpu_max_pct", "node_cpu_min_pct", "node_cpu_stddev_pct",
 		"ls_pods_running", "be_pods_running", "be_pods_pending", "be_pods_completed",
+		"mid_pods_running", "mid_pods_pending", "mid_pods_completed",
 		"suppressed_moments", "evictions", "ls_threshold_breach_moments",
 		"migrations", "migrations_succeeded", "migrations_failed")
 	if err := w.Write(header); err != nil {
@@ -296,12 +324,12 @@ func RenderCSV(r *Report) ([]byte, error) {
 			s.SimTime.UTC().Format(time.RFC3339), strconv.Itoa(s.Nodes), fmtFloat(s.CPUCapacity, 3),
 			fmtFloat(s.NodeCPU, 3), fmtFloat(s.LSCPU, 3), fmtFloat(s.BECPU, 3), fmtFloat(s.BEDemandCPU, 3),
 			fmtFloat(s.NodeCPU-s.LSCPU-s.BECPU, 3), fmtFloat(s.UtilWith(), 2), fmtFloat(s.UtilWithout(), 2),
-			fmtFloat(s.BatchCPUTotal(), 3),
+			fmtFloat(s.BatchCPUTotal(), 3), fmtFloat(s.MidCPUTotal(), 3), fmtFloat(s.MidUsedCPU, 3),
 		}
 		for _, values := range []struct {
 			v        []float64
 			decimals int
-		}{{s.BatchCPU, 3}, {s.NodeUtil, 2}} {
+		}{{s.BatchCPU, 3}, {s.MidCPU, 3}, {s.NodeUtil, 2}} {
 			for k := range r.Nodes {
 				v := math.NaN()
 				if k < len(values.v) {
@@ -312,7 +340,8 @@ func RenderCSV(r *Report) ([]byte, error) {
 		}
 		row = append(row, fmtFloat(s.HottestNode(), 2), fmtFloat(s.CoolestNode(), 2), fmtFloat(s.NodeSpread(), 2),
 			strconv.Itoa(s.LSRunning), strconv.Itoa(s.BERunning), strconv.Itoa(s.BEPending),
-			strconv.Itoa(s.BECompleted), strconv.FormatInt(s.Suppressed, 10), strconv.FormatInt(s.Evictions, 10),
+			strconv.Itoa(s.BECompleted), strconv.Itoa(s.MidRunning), strconv.Itoa(s.MidPending), strconv.Itoa(s.MidCompleted),
+			strconv.FormatInt(s.Suppressed, 10), strconv.FormatInt(s.Evictions, 10),
 			strconv.FormatInt(s.LSBreaches, 10),
 			strconv.Itoa(s.Migrations), strconv.Itoa(s.MigrationsSucceeded), strconv.Itoa(s.MigrationsFailed))
 		if err := w.Write(row); err != nil {

@@ -83,6 +83,28 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+// TestSummarizeMid: the mid tier's CPU offered and used, its pods, and its share of the gain. Two samples 30
+// minutes apart, each standing for 30 minutes.
+func TestSummarizeMid(t *testing.T) {
+	samples := []Sample{
+		{Elapsed: 0, CPUCapacity: 64, NodeCPU: 16, LSCPU: 12.8, MidCPU: []float64{0, math.NaN()}, MidPending: 4},
+		// Mid pods use 6.4 cores of the 9 offered: 10 % of the capacity, out of the cluster's 40 %.
+		{Elapsed: 30 * time.Minute, CPUCapacity: 64, NodeCPU: 25.6, LSCPU: 19.2, MidUsedCPU: 6.4, MidCPU: []float64{5, 4}, MidRunning: 4, MidCompleted: 1},
+	}
+	got := Summarize(samples)
+	want := Summary{
+		Samples: 2, Simulated: 30 * time.Minute,
+		// With: 25 % and 40 %; without (prod + system): 25 % and (25.6 − 6.4) / 64 = 30 %.
+		AvgUtilWith: 32.5, AvgUtilWithout: 27.5, PeakUtilWith: 40, PeakUtilWithout: 30, Gain: 5, MidGain: 5,
+		AvgMidCPU: 4.5, MidCPUHours: 9 * 0.5, MidUsedCPUHours: 6.4 * 0.5,
+		MidCompleted: 1, PeakMidRunning: 4, PeakMidPending: 4,
+		FirstHottest: math.NaN(), LastHottest: math.NaN(), FirstSpread: math.NaN(), LastSpread: math.NaN(),
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateNaNs()); diff != "" {
+		t.Errorf("Summarize (-want,+got):\n%s", diff)
+	}
+}
+
 func TestNiceCeil(t *testing.T) {
 	tests := map[string]struct {
 		tc      float64

@@ -60,10 +60,14 @@ const (
 	LabelWorkload = "demo.koord.dev/workload"
 	// LabelRun carries the job run's name on the pods of a job.
 	LabelRun = "demo.koord.dev/run"
-	// LabelBatch marks the pods the scenario's ClusterColocationProfile turns into BE pods.
+	// LabelBatch marks the pods the scenario's batch ClusterColocationProfile turns into BE pods.
 	LabelBatch = "demo.koord.dev/batch"
-	// ProfileName names the ClusterColocationProfile the scenario creates.
+	// LabelMid marks the pods the scenario's mid ClusterColocationProfile puts on the mid tier.
+	LabelMid = "demo.koord.dev/mid"
+	// ProfileName names the ClusterColocationProfile that makes the batch tier's pods BE.
 	ProfileName = "koord-demo-batch"
+	// MidProfileName names the ClusterColocationProfile that puts the mid tier's pods on mid resources.
+	MidProfileName = "koord-demo-mid"
 	// SchedulerName is the scheduler of the scenario's pods.
 	SchedulerName = "koord-scheduler"
 	// podImage is the image of the scenario's pods; KWOK runs nothing.
@@ -202,38 +206,64 @@ func Run(ctx context.Context, s *Scenario, env Env, progress Progress) ([]string
 	return r.nodeNames, samples, err
 }
 
-// prepare creates the namespace and the ClusterColocationProfile that makes the jobs' pods BE, and waits until
-// koord-manager's webhook applies the profile.
+// prepare creates the namespace and the ClusterColocationProfiles of the batch and mid tiers (the pods labelled
+// LabelBatch become BE pods of koord-batch, those labelled LabelMid LS pods of koord-mid; the webhook turns their
+// requests into batch and mid resources), and waits until koord-manager's webhook applies both.
 func (r *runner) prepare(ctx context.Context) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.s.Namespace}}
 	if _, err := r.env.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create namespace %s: %w", r.s.Namespace, err)
 	}
-	profile := &configv1alpha1.ClusterColocationProfile{
-		ObjectMeta: metav1.ObjectMeta{Name: ProfileName},
-		Spec: configv1alpha1.ClusterColocationProfileSpec{
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: r.s.Namespace}},
-			Selector:          &metav1.LabelSelector{MatchLabels: map[string]string{LabelBatch: "true"}},
-			QoSClass:          string(extension.QoSBE),
-			PriorityClassName: string(extension.PriorityBatch),
-			SchedulerName:     SchedulerName,
-		},
+	for _, tier := range []struct {
+		name, label string
+		qos         extension.QoSClass
+		class       extension.PriorityClass
+		probe       *corev1.Pod
+		resource    corev1.ResourceName
+	}{
+		{ProfileName, LabelBatch, extension.QoSBE, extension.PriorityBatch,
+			r.jobPod(&Job{Name: "probe", Tier: TierBatch, Requests: probeRequests}, "probe", "probe-0", ""), extension.BatchCPU},
+		{MidProfileName, LabelMid, extension.QoSLS, extension.PriorityMid,
+			r.jobPod(&Job{Name: "probe", Tier: TierMid, Requests: probeRequests}, "probe", "probe-0", ""), extension.MidCPU},
+	} {
+		profile := &configv1alpha1.ClusterColocationProfile{
+			ObjectMeta: metav1.ObjectMeta{Name: tier.name},
+			Spec: configv1alpha1.ClusterColocationProfileSpec{
+				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: r.s.Namespace}},
+				Selector:          &metav1.LabelSelector{MatchLabels: map[string]string{tier.label: "true"}},
+				QoSClass:          string(tier.qos),
+				PriorityClassName: string(tier.class),
+				SchedulerName:     SchedulerName,
+			},
+		}
+		if err := r.applyProfile(ctx, profile, tier.probe, tier.resource); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// probeRequests are the requests of the dry-run pods that show when the webhook applies a profile.
+var probeRequests = Resources{CPU: resource.MustParse("1"), Memory: resource.MustParse("1Gi")}
+
+// applyProfile creates or updates profile and waits until the webhook applies it: a dry run of probe gets the
+// colocation resource res.
+func (r *runner) applyProfile(ctx context.Context, profile *configv1alpha1.ClusterColocationProfile, probe *corev1.Pod, res corev1.ResourceName) error {
+	name := profile.Name
 	profiles := r.env.Koord.ConfigV1alpha1().ClusterColocationProfiles()
 	if _, err := profiles.Create(ctx, profile, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
-		old, err := profiles.Get(ctx, ProfileName, metav1.GetOptions{})
+		old, err := profiles.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return fmt.Errorf("get ClusterColocationProfile %s: %w", ProfileName, err)
+			return fmt.Errorf("get ClusterColocationProfile %s: %w", name, err)
 		}
 		old.Spec = profile.Spec
 		if _, err := profiles.Update(ctx, old, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("update ClusterColocationProfile %s: %w", ProfileName, err)
+			return fmt.Errorf("update ClusterColocationProfile %s: %w", name, err)
 		}
 	} else if err != nil {
-		return fmt.Errorf("create ClusterColocationProfile %s: %w", ProfileName, err)
+		return fmt.Errorf("create ClusterColocationProfile %s: %w", name, err)
 	}
 	// The webhook reads profiles from koord-manager's cache: a dry run shows when it applies this one.
-	probe := r.jobPod(&Job{Name: "probe", Requests: Resources{CPU: resource.MustParse("1"), Memory: resource.MustParse("1Gi")}}, "probe", "probe-0", "")
 	var last string
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, profileTimeout, true, func(ctx context.Context) (bool, error) {
 		got, err := r.env.Kube.CoreV1().Pods(r.s.Namespace).Create(ctx, probe.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
@@ -241,12 +271,12 @@ func (r *runner) prepare(ctx context.Context) error {
 			last = err.Error()
 			return false, nil
 		}
-		_, ok := got.Spec.Containers[0].Resources.Requests[extension.BatchCPU]
+		_, ok := got.Spec.Containers[0].Resources.Requests[res]
 		last = fmt.Sprintf("dry-run pod resources %v", got.Spec.Containers[0].Resources.Requests)
 		return ok, nil
 	})
 	if err != nil {
-		return fmt.Errorf("koord-manager's webhook did not apply ClusterColocationProfile %s within %s (last: %s): %w", ProfileName, profileTimeout, last, err)
+		return fmt.Errorf("koord-manager's webhook did not apply ClusterColocationProfile %s within %s (last: %s): %w", name, profileTimeout, last, err)
 	}
 	return nil
 }
@@ -407,11 +437,16 @@ func (r *runner) createEach(ctx context.Context, pods []*corev1.Pod) []bool {
 	return ok
 }
 
-// servicePod returns pod name of svc: LS, koord-prod, for koord-scheduler.
+// servicePod returns pod name of svc: LS, koord-prod (or koord-mid, labelled for the mid profile), for
+// koord-scheduler.
 func (r *runner) servicePod(svc *Service, name, usage string) *corev1.Pod {
 	pod := r.pod(name, svc.Name, svc.Requests, usage)
 	pod.Labels[extension.LabelPodQoS] = string(extension.QoSLS)
 	pod.Spec.PriorityClassName = string(extension.PriorityProd)
+	if svc.Tier == TierMid {
+		pod.Labels[LabelMid] = "true"
+		pod.Spec.PriorityClassName = string(extension.PriorityMid)
+	}
 	return pod
 }
 
@@ -434,13 +469,18 @@ func (r *runner) replicaSet(svc *Service, usage string) *appsv1.ReplicaSet {
 	}
 }
 
-// jobPod returns pod name of a run of job: koord-batch, labelled for the scenario's ClusterColocationProfile,
-// which makes it BE and koord-manager's webhook turns its requests into batch resources. KWOK completes it
+// jobPod returns pod name of a run of job: koord-batch, labelled for the scenario's batch
+// ClusterColocationProfile, which makes it BE and koord-manager's webhook turns its requests into batch
+// resources (on the mid tier: koord-mid, labelled for the mid profile, on mid resources). KWOK completes it
 // once it has run for the job's RunDuration of simulated time (AnnotationPodCompleteDelay, in wall time).
 func (r *runner) jobPod(job *Job, run, name, usage string) *corev1.Pod {
 	pod := r.pod(name, job.Name, job.Requests, usage)
 	pod.Labels[LabelRun] = run
-	pod.Labels[LabelBatch] = "true"
+	if job.Tier == TierMid {
+		pod.Labels[LabelMid] = "true"
+	} else {
+		pod.Labels[LabelBatch] = "true"
+	}
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
 	}
@@ -451,6 +491,9 @@ func (r *runner) jobPod(job *Job, run, name, usage string) *corev1.Pod {
 	wall := time.Duration(float64(job.RunDuration.Duration) / speed)
 	pod.Annotations[cluster.AnnotationPodCompleteDelay] = wall.Round(time.Millisecond).String()
 	pod.Spec.PriorityClassName = string(extension.PriorityBatch)
+	if job.Tier == TierMid {
+		pod.Spec.PriorityClassName = string(extension.PriorityMid)
+	}
 	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
 	return pod
 }
@@ -506,8 +549,8 @@ func (r *runner) pod(name, workload string, req Resources, usage string) *corev1
 	return pod
 }
 
-// sample records the cluster's state: usage from the agents' snapshot, batch allocatable from the Nodes, pods
-// from the apiserver (through the informers' caches), and the agents' counters since the last sample.
+// sample records the cluster's state: usage from the agents' snapshot, batch and mid allocatable from the
+// Nodes, pods from the apiserver (through the informers' caches), and the agents' counters since the last sample.
 func (r *runner) sample() Sample {
 	snap := r.env.Sim.Snapshot()
 	s := Sample{Elapsed: snap.Time.Sub(r.start), SimTime: snap.Time, Nodes: len(snap.Nodes)}
@@ -515,6 +558,7 @@ func (r *runner) sample() Sample {
 		s.CPUCapacity += n.CPUCapacity
 		s.NodeCPU += n.Last.NodeCPU
 		s.LSCPU += n.Last.LSCPU
+		s.MidUsedCPU += n.Last.MidCPU
 		s.BECPU += n.Last.BECPU
 		s.BEDemandCPU += n.Last.BEDemandCPU
 	}
@@ -531,30 +575,41 @@ func (r *runner) sample() Sample {
 	}
 	s.Migrations, s.MigrationsSucceeded, s.MigrationsFailed = r.countMigrations()
 	s.BatchCPU = make([]float64, len(r.nodeNames))
+	s.MidCPU = make([]float64, len(r.nodeNames))
 	for i, name := range r.nodeNames {
-		s.BatchCPU[i] = math.NaN()
+		s.BatchCPU[i], s.MidCPU[i] = math.NaN(), math.NaN()
 		node, err := r.nodes.Get(name)
 		if err != nil {
 			continue
 		}
+		// batch-cpu and mid-cpu are in milli-cores.
 		if q, ok := node.Status.Allocatable[extension.BatchCPU]; ok {
-			// batch-cpu is in milli-cores.
 			s.BatchCPU[i] = float64(q.Value()) / 1000
+		}
+		if q, ok := node.Status.Allocatable[extension.MidCPU]; ok {
+			s.MidCPU[i] = float64(q.Value()) / 1000
 		}
 	}
 	pods, _ := r.pods.Pods(r.s.Namespace).List(labels.Everything())
 	for _, p := range pods {
 		be := extension.GetPodQoSClassWithDefault(p) == extension.QoSBE
+		mid := !be && extension.GetPodPriorityClassWithDefault(p) == extension.PriorityMid
 		switch {
 		case p.Status.Phase == corev1.PodSucceeded && be:
 			s.BECompleted++
+		case p.Status.Phase == corev1.PodSucceeded && mid:
+			s.MidCompleted++
 		case p.DeletionTimestamp != nil:
 		case p.Status.Phase == corev1.PodRunning && be:
 			s.BERunning++
+		case p.Status.Phase == corev1.PodRunning && mid:
+			s.MidRunning++
 		case p.Status.Phase == corev1.PodRunning:
 			s.LSRunning++
 		case p.Status.Phase == corev1.PodPending && be:
 			s.BEPending++
+		case p.Status.Phase == corev1.PodPending && mid:
+			s.MidPending++
 		}
 	}
 	t := snap.Total

@@ -43,6 +43,12 @@ type fakeSim struct{ snap sim.Snapshot }
 
 func (f *fakeSim) Snapshot() sim.Snapshot { return f.snap }
 
+// midPod makes p a koord-mid pod, as the mid profile does.
+func midPod(p *corev1.Pod) *corev1.Pod {
+	p.Labels[extension.LabelPodPriorityClass] = string(extension.PriorityMid)
+	return p
+}
+
 // testPod returns a pod of the scenario in phase, BE when be, terminating when deleting.
 func testPod(name string, be bool, phase corev1.PodPhase, deleting bool) *corev1.Pod {
 	p := &corev1.Pod{
@@ -64,7 +70,9 @@ func TestSample(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	nodes := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	for _, n := range []*corev1.Node{
-		{ObjectMeta: metav1.ObjectMeta{Name: "n0"}, Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{extension.BatchCPU: resource.MustParse("12500")}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "n0"}, Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{
+			extension.BatchCPU: resource.MustParse("12500"), extension.MidCPU: resource.MustParse("3250"),
+		}}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "n1"}},
 	} {
 		if err := nodes.Add(n); err != nil {
@@ -79,6 +87,10 @@ func TestSample(t *testing.T) {
 		testPod("be-evicted", true, corev1.PodRunning, true),
 		testPod("be-pending", true, corev1.PodPending, false),
 		testPod("be-done", true, corev1.PodSucceeded, false),
+		midPod(testPod("mid-running", false, corev1.PodRunning, false)),
+		midPod(testPod("mid-pending", false, corev1.PodPending, false)),
+		midPod(testPod("mid-pending-2", false, corev1.PodPending, false)),
+		midPod(testPod("mid-done", false, corev1.PodSucceeded, false)),
 	} {
 		if err := pods.Add(p); err != nil {
 			t.Fatal(err)
@@ -100,7 +112,7 @@ func TestSample(t *testing.T) {
 	fs := &fakeSim{snap: sim.Snapshot{
 		Time: start.Add(90 * time.Minute),
 		Nodes: []sim.NodeSnapshot{
-			{Name: "n0", CPUCapacity: 32, Last: sim.Moment{NodeCPU: 10, LSCPU: 6, BECPU: 2.4, BEDemandCPU: 3}},
+			{Name: "n0", CPUCapacity: 32, Last: sim.Moment{NodeCPU: 10, LSCPU: 6, MidCPU: 1.5, BECPU: 2.4, BEDemandCPU: 3}},
 			{Name: "n1", CPUCapacity: 32, Last: sim.Moment{NodeCPU: 8, LSCPU: 6.4}},
 		},
 		Total: sim.Counters{SuppressedMoments: 300, Evictions: 3, LSThresholdBreaches: 7},
@@ -115,10 +127,11 @@ func TestSample(t *testing.T) {
 	}
 	want := Sample{
 		Elapsed: 90 * time.Minute, SimTime: start.Add(90 * time.Minute), Nodes: 2, CPUCapacity: 64,
-		NodeCPU: 18, LSCPU: 12.4, BECPU: 2.4, BEDemandCPU: 3, BatchCPU: []float64{12.5, math.NaN(), math.NaN()},
+		NodeCPU: 18, LSCPU: 12.4, MidUsedCPU: 1.5, BECPU: 2.4, BEDemandCPU: 3, BatchCPU: []float64{12.5, math.NaN(), math.NaN()},
+		MidCPU:     []float64{3.25, math.NaN(), math.NaN()},
 		NodeUtil:   []float64{31.25, 25, math.NaN()},
 		Migrations: 4, MigrationsSucceeded: 1, MigrationsFailed: 2,
-		LSRunning: 1, BERunning: 2, BEPending: 1, BECompleted: 1,
+		LSRunning: 1, BERunning: 2, BEPending: 1, BECompleted: 1, MidRunning: 1, MidPending: 2, MidCompleted: 1,
 		Suppressed: 200, Evictions: 2, LSBreaches: 0,
 	}
 	got := r.sample()
@@ -190,6 +203,8 @@ func TestPods(t *testing.T) {
 	r := &runner{s: s, env: Env{Speed: 60}}
 	svc := r.servicePod(&s.Services[0], "web-0", `{"cpu":{"type":"constant","value":"1"}}`)
 	job := r.jobPod(&s.Jobs[0], "batch-1", "batch-1-0", "")
+	midService, midJob := s.Services[0], s.Jobs[0]
+	midService.Tier, midJob.Tier = TierMid, TierMid
 	type view struct {
 		Labels      map[string]string
 		Annotations map[string]string
@@ -221,6 +236,23 @@ func TestPods(t *testing.T) {
 				// A run duration of 1h at 60 times real speed.
 				Annotations: map[string]string{cluster.AnnotationPodCompleteDelay: "1m0s"},
 				Priority:    "koord-batch", Scheduler: "koord-scheduler", Restart: corev1.RestartPolicyNever,
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3"), corev1.ResourceMemory: resource.MustParse("4Gi")},
+			},
+		},
+		"mid service pod: LS, koord-mid, for the mid profile": {
+			tc: r.servicePod(&midService, "web-0", ""),
+			want: view{
+				Labels:   map[string]string{LabelScenario: "small", LabelWorkload: "web", extension.LabelPodQoS: "LS", LabelMid: "true"},
+				Priority: "koord-mid", Scheduler: "koord-scheduler",
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi")},
+			},
+		},
+		"mid job pod: koord-mid, for the mid profile": {
+			tc: r.jobPod(&midJob, "batch-1", "batch-1-0", ""),
+			want: view{
+				Labels:      map[string]string{LabelScenario: "small", LabelWorkload: "batch", LabelRun: "batch-1", LabelMid: "true"},
+				Annotations: map[string]string{cluster.AnnotationPodCompleteDelay: "1m0s"},
+				Priority:    "koord-mid", Scheduler: "koord-scheduler", Restart: corev1.RestartPolicyNever,
 				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3"), corev1.ResourceMemory: resource.MustParse("4Gi")},
 			},
 		},

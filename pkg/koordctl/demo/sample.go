@@ -33,8 +33,10 @@ type Sample struct {
 	CPUCapacity float64
 	// NodeCPU is the nodes' CPU usage: every pod plus the system, as of each node's last round.
 	NodeCPU float64
-	// LSCPU is the usage of the pods that are not BE.
+	// LSCPU is the usage of the pods that are not BE, koord-mid pods included.
 	LSCPU float64
+	// MidUsedCPU is the usage of the koord-mid pods (part of LSCPU).
+	MidUsedCPU float64
 	// BECPU is the usage of the BE pods, after suppression.
 	BECPU float64
 	// BEDemandCPU is what the BE pods' profiles asked for, before suppression.
@@ -42,14 +44,20 @@ type Sample struct {
 	// BatchCPU is kubernetes.io/batch-cpu in each node's status.allocatable, in the report's node order; NaN
 	// for a node without it.
 	BatchCPU []float64
+	// MidCPU is kubernetes.io/mid-cpu in each node's status.allocatable, in the report's node order; NaN for a
+	// node without it.
+	MidCPU []float64
 	// NodeUtil is each node's CPU usage in percent of its capacity, in the report's node order; NaN for a node
 	// the agents do not simulate.
 	NodeUtil []float64
 	// Migrations counts the PodMigrationJobs of the scenario's pods seen so far; MigrationsSucceeded and
 	// MigrationsFailed those of them that ended Succeeded, and Failed or Aborted.
 	Migrations, MigrationsSucceeded, MigrationsFailed int
-	// LSRunning counts the Running pods that are not BE.
+	// LSRunning counts the Running pods that are neither BE nor koord-mid.
 	LSRunning int
+	// MidRunning, MidPending and MidCompleted count the koord-mid pods (not BE) running, not running yet, and
+	// completed so far.
+	MidRunning, MidPending, MidCompleted int
 	// BERunning counts the Running BE pods.
 	BERunning int
 	// BEPending counts the BE pods not running yet.
@@ -65,14 +73,23 @@ type Sample struct {
 // UtilWith returns the cluster's CPU utilization with colocation, in percent: every pod and the system.
 func (s *Sample) UtilWith() float64 { return percent(s.NodeCPU, s.CPUCapacity) }
 
-// UtilWithout returns what the utilization would be without colocation, in percent: the same minus the BE
-// pods' usage, i.e. the LS pods and the system.
-func (s *Sample) UtilWithout() float64 { return percent(s.NodeCPU-s.BECPU, s.CPUCapacity) }
+// UtilWithout returns what the utilization would be without colocation, in percent: the same minus the BE and
+// koord-mid pods' usage, i.e. the prod pods and the system.
+func (s *Sample) UtilWithout() float64 { return percent(s.NodeCPU-s.BECPU-s.MidUsedCPU, s.CPUCapacity) }
+
+// ProdCPU returns the usage of the pods that are neither BE nor koord-mid.
+func (s *Sample) ProdCPU() float64 { return s.LSCPU - s.MidUsedCPU }
 
 // BatchCPUTotal returns the sum of the nodes' batch-cpu allocatable, in cores.
-func (s *Sample) BatchCPUTotal() float64 {
+func (s *Sample) BatchCPUTotal() float64 { return sum(s.BatchCPU) }
+
+// MidCPUTotal returns the sum of the nodes' mid-cpu allocatable, in cores.
+func (s *Sample) MidCPUTotal() float64 { return sum(s.MidCPU) }
+
+// sum adds the values that are not NaN.
+func sum(values []float64) float64 {
 	t := 0.0
-	for _, v := range s.BatchCPU {
+	for _, v := range values {
 		if !math.IsNaN(v) {
 			t += v
 		}
@@ -141,8 +158,9 @@ type Summary struct {
 	AvgUtilWith, AvgUtilWithout float64
 	// PeakUtilWith and PeakUtilWithout are their highest values.
 	PeakUtilWith, PeakUtilWithout float64
-	// Gain is AvgUtilWith − AvgUtilWithout, in percentage points.
-	Gain float64
+	// Gain is AvgUtilWith − AvgUtilWithout, in percentage points; MidGain the part of it the koord-mid pods
+	// used, the rest the BE pods'.
+	Gain, MidGain float64
 	// BECPUHours is the CPU the BE pods used, in core-hours of simulated time.
 	BECPUHours float64
 	// AvgBatchCPU is the mean batch-cpu the nodes offered, in cores, and BatchCPUHours its integral in
@@ -151,6 +169,12 @@ type Summary struct {
 	// BECompleted counts the BE pods that completed; PeakBERunning and PeakBEPending are the most BE pods
 	// running and pending at a sample.
 	BECompleted, PeakBERunning, PeakBEPending int
+	// AvgMidCPU is the mean mid-cpu the nodes offered, in cores, and MidCPUHours its integral in core-hours;
+	// MidUsedCPUHours is the CPU the koord-mid pods used, in core-hours.
+	AvgMidCPU, MidCPUHours, MidUsedCPUHours float64
+	// MidCompleted counts the koord-mid pods that completed; PeakMidRunning and PeakMidPending are the most
+	// running and pending at a sample.
+	MidCompleted, PeakMidRunning, PeakMidPending int
 	// SuppressedMoments, Evictions and LSBreaches are the counters over the run.
 	SuppressedMoments, Evictions, LSBreaches int64
 	// FirstSpread and LastSpread are NodeSpread at the first and the last sample; FirstHottest and LastHottest
@@ -182,6 +206,7 @@ func Summarize(samples []Sample) Summary {
 			n++
 			s.AvgUtilWith += with
 			s.AvgUtilWithout += without
+			s.MidGain += percent(sm.MidUsedCPU, sm.CPUCapacity)
 			s.PeakUtilWith = max(s.PeakUtilWith, with)
 			s.PeakUtilWithout = max(s.PeakUtilWithout, without)
 		}
@@ -189,6 +214,12 @@ func Summarize(samples []Sample) Summary {
 		hours := weight(samples, i).Hours()
 		s.BECPUHours += sm.BECPU * hours
 		s.BatchCPUHours += sm.BatchCPUTotal() * hours
+		s.AvgMidCPU += sm.MidCPUTotal()
+		s.MidCPUHours += sm.MidCPUTotal() * hours
+		s.MidUsedCPUHours += sm.MidUsedCPU * hours
+		s.MidCompleted = max(s.MidCompleted, sm.MidCompleted)
+		s.PeakMidRunning = max(s.PeakMidRunning, sm.MidRunning)
+		s.PeakMidPending = max(s.PeakMidPending, sm.MidPending)
 		s.BECompleted = max(s.BECompleted, sm.BECompleted)
 		s.PeakBERunning = max(s.PeakBERunning, sm.BERunning)
 		s.PeakBEPending = max(s.PeakBEPending, sm.BEPending)
@@ -199,11 +230,14 @@ func Summarize(samples []Sample) Summary {
 	if n > 0 {
 		s.AvgUtilWith /= float64(n)
 		s.AvgUtilWithout /= float64(n)
+		s.MidGain /= float64(n)
 		s.Gain = s.AvgUtilWith - s.AvgUtilWithout
 	} else {
 		s.AvgUtilWith, s.AvgUtilWithout, s.PeakUtilWith, s.PeakUtilWithout = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		s.MidGain = math.NaN()
 	}
 	s.AvgBatchCPU /= float64(len(samples))
+	s.AvgMidCPU /= float64(len(samples))
 	return s
 }
 

@@ -37,6 +37,7 @@ import (
 
 	"github.com/koord-dev/koord/pkg/features"
 	"github.com/koord-dev/koord/pkg/koordctl/cluster"
+	"github.com/koord-dev/koord/pkg/koordlet/prediction"
 	"github.com/koord-dev/koord/pkg/sim"
 )
 
@@ -116,7 +117,74 @@ type ClusterSpec struct {
 	// Descheduler configures koord-descheduler; as `koordctl up` runs it (the shipped configuration with
 	// LowNodeLoad on) when unset.
 	Descheduler *DeschedulerSpec `json:"descheduler,omitempty"`
+	// Mid sets colocation-config's settings of the mid tier; the shipped file's (Koordinator's defaults) when
+	// unset.
+	Mid *MidSpec `json:"mid,omitempty"`
+	// Prediction sets the simulated node agents' peak prediction, in simulated time; Koordinator's defaults when
+	// unset.
+	Prediction *PredictionSpec `json:"prediction,omitempty"`
 }
+
+// MidSpec is colocation-config's mid settings, in percent; unset fields keep the shipped values.
+type MidSpec struct {
+	// UnallocatedPercent is midUnallocatedPercent: the share of what the prod pods do not request that is
+	// offered as mid besides the predicted reclaimable.
+	UnallocatedPercent *int64 `json:"unallocatedPercent,omitempty"`
+	// CPUThresholdPercent is midCPUThresholdPercent: mid-cpu's cap, in percent of a node's CPU.
+	CPUThresholdPercent *int64 `json:"cpuThresholdPercent,omitempty"`
+	// MemoryThresholdPercent is midMemoryThresholdPercent: mid-memory's cap, in percent of a node's memory.
+	MemoryThresholdPercent *int64 `json:"memoryThresholdPercent,omitempty"`
+}
+
+// PredictionSpec is the simulated agents' peak prediction (koordlet's --prediction-* flags), in simulated time;
+// unset fields keep Koordinator's defaults.
+type PredictionSpec struct {
+	// ColdStartDuration is how long after it starts a pod reclaims nothing (24h by default, longer than a
+	// one-day scenario).
+	ColdStartDuration *metav1.Duration `json:"coldStartDuration,omitempty"`
+	// SafetyMarginPercent is added to every predicted peak (10 by default).
+	SafetyMarginPercent *int `json:"safetyMarginPercent,omitempty"`
+	// CPUHalfLife is the age at which a CPU sample weighs half (12h by default).
+	CPUHalfLife *metav1.Duration `json:"cpuHalfLife,omitempty"`
+	// MemoryHalfLife is the age at which a memory sample weighs half (24h by default).
+	MemoryHalfLife *metav1.Duration `json:"memoryHalfLife,omitempty"`
+	// TrainingInterval is how often the models take a sample (1m by default).
+	TrainingInterval *metav1.Duration `json:"trainingInterval,omitempty"`
+}
+
+// Config returns the prediction settings p gives: Koordinator's defaults with p's fields over them. A nil p
+// gives nil (the defaults).
+func (p *PredictionSpec) Config() *prediction.Config {
+	if p == nil {
+		return nil
+	}
+	c := prediction.DefaultConfig()
+	c.CheckpointDir = ""
+	for _, d := range []struct {
+		from *metav1.Duration
+		to   *time.Duration
+	}{{p.ColdStartDuration, &c.ColdStartDuration}, {p.CPUHalfLife, &c.CPUHalfLife}, {p.MemoryHalfLife, &c.MemoryHalfLife},
+		{p.TrainingInterval, &c.TrainingInterval}} {
+		if d.from != nil {
+			*d.to = d.from.Duration
+		}
+	}
+	if p.SafetyMarginPercent != nil {
+		c.SafetyMarginPercent = *p.SafetyMarginPercent
+	}
+	return &c
+}
+
+// Tiers of services and jobs: the priority class their pods run at and the resources they ask for.
+const (
+	// TierProd is a service's default: priority class koord-prod, QoS LS, the nodes' standard resources.
+	TierProd = "prod"
+	// TierMid is priority class koord-mid, QoS LS, on the mid tier: koord-manager's webhook turns the requests
+	// into mid-cpu and mid-memory, which koord-manager offers from what the prod pods are predicted not to use.
+	TierMid = "mid"
+	// TierBatch is a job's default: priority class koord-batch, QoS BE, on batch-cpu and batch-memory.
+	TierBatch = "batch"
+)
 
 // DeschedulerSpec configures the scenario's koord-descheduler.
 type DeschedulerSpec struct {
@@ -151,8 +219,9 @@ type Resources struct {
 	Memory resource.Quantity `json:"memory"`
 }
 
-// Service is a latency-sensitive workload: replicas pods of QoS class LS and priority class koord-prod, created
-// when the scenario starts and running to its end, like the pods of a Deployment.
+// Service is a latency-sensitive workload: replicas pods of QoS class LS and priority class koord-prod (or
+// koord-mid, on the mid tier's resources), created when the scenario starts and running to its end, like the
+// pods of a Deployment.
 type Service struct {
 	// Name names the service; its pods are <name>-<i>.
 	Name string `json:"name"`
@@ -163,6 +232,8 @@ type Service struct {
 	// Usage is each pod's usage over time (the sim.koord.dev/usage annotation); a share of the requests when
 	// unset.
 	Usage *Usage `json:"usage,omitempty"`
+	// Tier is prod (TierProd, the default) or mid (TierMid).
+	Tier string `json:"tier,omitempty"`
 	// InitialNodes, when above zero, binds the service's pods to the first InitialNodes nodes at the start,
 	// round robin and without the scheduler: the skew a cluster drifts into, for koord-descheduler to correct.
 	// The pods the ReplicaSet creates later, such as a migration's replacements, are scheduled as usual.
@@ -171,8 +242,8 @@ type Service struct {
 
 // Job is a batch workload that arrives at Arrival (and again every Every, when set): each arrival is a run of
 // Count pods, at most Parallelism at a time, each running for RunDuration once it runs. The pods ask for cpu
-// and memory with priority class koord-batch; koord-manager's webhook makes them BE pods on batch resources
-// through the scenario's ClusterColocationProfile.
+// and memory with priority class koord-batch (koord-mid for the mid tier); koord-manager's webhook makes them
+// BE pods on batch resources (LS pods on mid resources) through the scenario's ClusterColocationProfiles.
 type Job struct {
 	// Name names the job; its runs are <name>-<n> and their pods <name>-<n>-<i>.
 	Name string `json:"name"`
@@ -190,6 +261,8 @@ type Job struct {
 	Requests Resources `json:"requests"`
 	// Usage is each pod's usage over time; a share of the requests when unset.
 	Usage *Usage `json:"usage,omitempty"`
+	// Tier is batch (TierBatch, the default) or mid (TierMid).
+	Tier string `json:"tier,omitempty"`
 }
 
 // Usage is a pod's usage profile per resource, in the format of the sim.koord.dev/usage annotation (see
@@ -273,6 +346,14 @@ func (s *Scenario) Default() {
 		if s.Jobs[i].Parallelism == 0 {
 			s.Jobs[i].Parallelism = s.Jobs[i].Count
 		}
+		if s.Jobs[i].Tier == "" {
+			s.Jobs[i].Tier = TierBatch
+		}
+	}
+	for i := range s.Services {
+		if s.Services[i].Tier == "" {
+			s.Services[i].Tier = TierProd
+		}
 	}
 }
 
@@ -355,6 +436,9 @@ func ValidateScenario(path *field.Path, s *Scenario) field.ErrorList {
 		errs = append(errs, validateResources(sp.Child("requests"), &svc.Requests)...)
 		errs = append(errs, validateUsage(sp.Child("usage"), svc.Usage)...)
 		errs = append(errs, validateInitialNodes(sp.Child("initialNodes"), svc, &s.Cluster)...)
+		if svc.Tier != TierProd && svc.Tier != TierMid {
+			errs = append(errs, field.NotSupported(sp.Child("tier"), svc.Tier, []string{TierProd, TierMid}))
+		}
 	}
 	for i := range s.Jobs {
 		jp := path.Child("jobs").Index(i)
@@ -377,6 +461,9 @@ func ValidateScenario(path *field.Path, s *Scenario) field.ErrorList {
 		}
 		errs = append(errs, validateResources(jp.Child("requests"), &j.Requests)...)
 		errs = append(errs, validateUsage(jp.Child("usage"), j.Usage)...)
+		if j.Tier != TierBatch && j.Tier != TierMid {
+			errs = append(errs, field.NotSupported(jp.Child("tier"), j.Tier, []string{TierBatch, TierMid}))
+		}
 	}
 	return errs
 }
@@ -405,6 +492,22 @@ func validateCluster(path *field.Path, c *ClusterSpec) field.ErrorList {
 	if d := c.Descheduler; d != nil && len(d.Config) > 0 {
 		if _, err := cluster.DeschedulerConfig(d.Config, "", "127.0.0.1:0", c.LowNodeLoadEnabled()); err != nil {
 			errs = append(errs, field.Invalid(path.Child("descheduler", "config"), field.OmitValueType{}, err.Error()))
+		}
+	}
+	if m := c.Mid; m != nil {
+		mp := path.Child("mid")
+		for _, f := range []struct {
+			name string
+			v    *int64
+		}{{"unallocatedPercent", m.UnallocatedPercent}, {"cpuThresholdPercent", m.CPUThresholdPercent}, {"memoryThresholdPercent", m.MemoryThresholdPercent}} {
+			if f.v != nil && (*f.v < 0 || *f.v > 100) {
+				errs = append(errs, field.Invalid(mp.Child(f.name), *f.v, "must be 0 to 100"))
+			}
+		}
+	}
+	if p := c.Prediction; p != nil {
+		if err := p.Config().Validate(); err != nil {
+			errs = append(errs, field.Invalid(path.Child("prediction"), field.OmitValueType{}, err.Error()))
 		}
 	}
 	if len(c.SimFeatureGates) > 0 {

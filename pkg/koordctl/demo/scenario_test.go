@@ -32,6 +32,7 @@ import (
 
 	"github.com/koord-dev/koord/examples"
 	"github.com/koord-dev/koord/pkg/koordctl/cluster"
+	"github.com/koord-dev/koord/pkg/koordlet/prediction"
 )
 
 // validScenario is a small valid scenario; tests change one thing in it.
@@ -79,12 +80,14 @@ func TestLoad(t *testing.T) {
 				Type: "diurnal", Base: ptr.To(resource.MustParse("2")), Amplitude: ptr.To(resource.MustParse("1500m")),
 				Peak: &metav1.Duration{Duration: 12 * time.Hour},
 			}},
+			Tier: TierProd,
 		}},
 		Jobs: []Job{{
 			Name: "batch", Arrival: metav1.Duration{Duration: 30 * time.Minute}, Count: 12, Parallelism: 6,
 			RunDuration: metav1.Duration{Duration: time.Hour},
 			Requests:    Resources{CPU: resource.MustParse("3"), Memory: resource.MustParse("4Gi")},
 			Usage:       &Usage{CPU: &Profile{Type: "constant", Value: ptr.To(resource.MustParse("2500m"))}},
+			Tier:        TierBatch,
 		}},
 	}
 	got, err := Load([]byte(validScenario))
@@ -118,6 +121,21 @@ func TestLoadRejects(t *testing.T) {
 			want: []string{`"nodes"`},
 		},
 		"not yaml": {tc: "name: [", want: []string{"decode"}},
+		"unknown tiers": {
+			tc: strings.Replace(strings.Replace(validScenario, "replicas: 6", "replicas: 6\n    tier: batch", 1),
+				"count: 12", "count: 12\n    tier: prod", 1),
+			want: []string{`services[0].tier: Unsupported value: "batch"`, `jobs[0].tier: Unsupported value: "prod"`},
+		},
+		"mid and prediction settings out of range": {
+			tc: strings.Replace(validScenario, "  nodes: 3\n",
+				"  nodes: 3\n  mid: {unallocatedPercent: 101, cpuThresholdPercent: -1}\n  prediction: {coldStartDuration: -1h, trainingInterval: 0s}\n", 1),
+			want: []string{
+				"cluster.mid.unallocatedPercent: Invalid value: 101: must be 0 to 100",
+				"cluster.mid.cpuThresholdPercent: Invalid value: -1: must be 0 to 100",
+				"cluster.prediction: Invalid value: --prediction-training-interval: 0s must be above zero",
+				"--prediction-cold-start-duration: -1h0m0s is negative",
+			},
+		},
 		"arrival after the end": {
 			tc:   strings.Replace(validScenario, "arrival: 30m", "arrival: 5h", 1),
 			want: []string{`jobs[0].arrival: Invalid value: "5h0m0s": must be within the scenario's duration 4h`},
@@ -401,6 +419,52 @@ func TestClusterOptionsDescheduler(t *testing.T) {
 				if _, err := cluster.DeschedulerConfig(opts.DeschedulerConfigData, "", "127.0.0.1:0", opts.DeschedulerLowNodeLoad); err != nil {
 					t.Errorf("the configuration passed on does not load: %v", err)
 				}
+			}
+		})
+	}
+}
+
+// TestClusterOptionsMidAndPrediction: the scenario's mid settings reach the slo-controller-config options and its
+// prediction settings the simulated agents, over Koordinator's defaults.
+func TestClusterOptionsMidAndPrediction(t *testing.T) {
+	tests := map[string]struct {
+		tc        string
+		wantMid   cluster.MidSettings
+		wantPred  *prediction.Config
+		wantTiers []string
+	}{
+		"unset: Koordinator's defaults": {tc: validScenario, wantTiers: []string{TierProd, TierBatch}},
+		"set": {
+			tc: strings.Replace(strings.Replace(validScenario, "speed: 1800\n",
+				"speed: 1800\n  mid: {cpuThresholdPercent: 50}\n  prediction: {coldStartDuration: 1h, safetyMarginPercent: 5}\n", 1),
+				"count: 12", "count: 12\n    tier: mid", 1),
+			wantMid: cluster.MidSettings{CPUThresholdPercent: ptr.To[int64](50)},
+			wantPred: func() *prediction.Config {
+				c := prediction.DefaultConfig()
+				c.CheckpointDir, c.ColdStartDuration, c.SafetyMarginPercent = "", time.Hour, 5
+				return &c
+			}(),
+			wantTiers: []string{TierProd, TierMid},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s, err := Load([]byte(tc.tc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts, err := NewFlags().ClusterOptions(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantMid, opts.Mid); diff != "" {
+				t.Errorf("mid settings (-want,+got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantPred, opts.Prediction); diff != "" {
+				t.Errorf("prediction (-want,+got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantTiers, []string{s.Services[0].Tier, s.Jobs[0].Tier}); diff != "" {
+				t.Errorf("tiers (-want,+got):\n%s", diff)
 			}
 		})
 	}

@@ -33,7 +33,8 @@ import (
 	"github.com/koord-dev/koord/test/testenv"
 )
 
-// tinyScenario runs in well under a minute: 4 simulated hours at speed 1800 are 8 s.
+// tinyScenario runs in well under a minute: 4 simulated hours at speed 1800 are 8 s. TestDemoTinyScenario runs it
+// with a mid-tier job (midScenario).
 //
 // One web pod per node requests far more CPU than it uses: koord-scheduler's load-aware plugin counts it at its
 // estimate (85 % of 21 cores, with the system's 1.6 cores 61 % of a node) until its node reports it, and a BE
@@ -63,6 +64,23 @@ jobs:
     requests: {cpu: "3", memory: 4Gi}
     usage:
       cpu: {type: constant, value: 2500m}
+`
+
+// midScenario is tinyScenario with the web pods' peaks predicted after a 30-minute cold start and a job on the
+// mid tier arriving at 11:30: each node's web pod reserves 21 cores and uses about 4 to 5.5, so its predicted
+// reclaimable is above 14 cores, and the node's mid-cpu follows once koord-manager reads the prediction. The web
+// pods use 70 % of their 8Gi (the default): about 0.7Gi of memory is reclaimable per node, enough for the mid
+// pods' 256Mi.
+var midScenario = strings.Replace(tinyScenario, "  reportInterval: 1s\n", "  reportInterval: 1s\n  prediction: {coldStartDuration: 30m}\n", 1) + `
+  - name: stream
+    tier: mid
+    arrival: 90m
+    count: 6
+    parallelism: 3
+    runDuration: 1h
+    requests: {cpu: "2", memory: 256Mi}
+    usage:
+      cpu: {type: constant, value: 1500m}
 `
 
 // timeout bounds the whole run: the cluster's start, the scenario and the stop.
@@ -98,7 +116,7 @@ func runDemo(t *testing.T, f *demo.Flags) string {
 
 func TestDemoTinyScenario(t *testing.T) {
 	scenario := filepath.Join(t.TempDir(), "tiny.yaml")
-	if err := os.WriteFile(scenario, []byte(tinyScenario), 0o644); err != nil {
+	if err := os.WriteFile(scenario, []byte(midScenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f := demo.NewFlags()
@@ -146,6 +164,23 @@ func TestDemoTinyScenario(t *testing.T) {
 	}
 	if sumWith <= sumWithout {
 		t.Errorf("mean utilization with colocation %.1f%% is not above without %.1f%%", sumWith/float64(len(rows)), sumWithout/float64(len(rows)))
+	}
+	// The mid tier: the simulated nodes report a prediction, koord-manager offers mid-cpu from it, and the
+	// koord-mid pods run on it and complete.
+	var maxMid, maxMidRunning, midCompleted, maxMidUsed float64
+	for _, r := range rows {
+		maxMid = max(maxMid, r["mid_cpu_total_cores"])
+		maxMidRunning = max(maxMidRunning, r["mid_pods_running"])
+		midCompleted = max(midCompleted, r["mid_pods_completed"])
+		maxMidUsed = max(maxMidUsed, r["mid_used_cpu_cores"])
+	}
+	t.Logf("mid CPU offered at most %.1f cores, %v mid pods running at most, %v completed, mid pods used at most %.1f cores",
+		maxMid, maxMidRunning, midCompleted, maxMidUsed)
+	if maxMid <= 0 {
+		t.Errorf("no sample saw mid-cpu allocatable on a node")
+	}
+	if maxMidRunning < 1 || midCompleted < 1 || maxMidUsed <= 0 {
+		t.Errorf("mid pods: at most %v running, %v completed, %.1f cores used; want some of each", maxMidRunning, midCompleted, maxMidUsed)
 	}
 	html, err := os.ReadFile(filepath.Join(f.ReportDir, demo.ReportHTML))
 	if err != nil {
