@@ -108,8 +108,8 @@ func IsOnlyUnknownFields(err error) bool {
 	if !errors.As(err, &pe) {
 		return false
 	}
-	_, ok := pe.Err.(*UnknownFieldsError)
-	return ok
+	var unknown *UnknownFieldsError
+	return errors.As(pe.Err, &unknown)
 }
 
 // decodeStrict decodes data into a new T. Syntax errors, duplicate fields and values of the wrong type are err;
