@@ -22,15 +22,16 @@ limitations under the License.
 // latency-sensitive services (LS pods of priority class koord-prod, with a usage profile for the simulated node
 // agents, e.g. a diurnal one) and the batch jobs (pods of priority class koord-batch that the scenario's
 // ClusterColocationProfile makes BE, so that koord-manager's webhook turns their requests into batch
-// resources), each arriving at its time. examples/README.md documents the format; examples/demo holds the
+// resources), each arriving at its time; services and jobs of the mid tier run as koord-mid pods on the mid
+// resources koord-manager offers from the simulated agents' peak prediction. examples/README.md documents the format; examples/demo holds the
 // shipped scenario, built into koordctl.
 //
 // Run follows the scenario's Timeline on the simulated node agents' time: it creates the services' pods at the
 // start and a Job for each job arrival (Count completions, Parallelism pods at a time), whose pods
 // kube-controller-manager's Job controller creates and replaces when lost, and KWOK completes once they ran for
 // RunDuration of simulated time (cluster.AnnotationPodCompleteDelay); every sample interval it records a Sample
-// from the running cluster: the nodes' usage split into LS, BE and system from the agents' snapshot, batch-cpu
-// allocatable from the Nodes' status, the pods from the apiserver and the agents' counters (suppressed
+// from the running cluster: the nodes' usage split into LS (of it mid), BE and system from the agents'
+// snapshot, batch-cpu and mid-cpu allocatable from the Nodes' status, the pods from the apiserver and the agents' counters (suppressed
 // moments, evictions, LS threshold breaches). WriteReport turns
 // the samples into report.html (inline SVG charts drawn by Chart, no scripts, no network), data.csv and a copy
 // of the scenario; PrintSummary prints the summary. NewCommand is the cobra command that starts the cluster
