@@ -32,6 +32,7 @@ import (
 	"github.com/koord-dev/koord/apis/configuration"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 	"github.com/koord-dev/koord/pkg/koordctl/cluster"
+	"github.com/koord-dev/koord/pkg/koordlet/prediction"
 	"github.com/koord-dev/koord/test/e2e/localcluster"
 )
 
@@ -52,6 +53,14 @@ const (
 	// startTimeout bounds the cluster's start.
 	startTimeout = 3 * time.Minute
 )
+
+// predictionConfig is the simulated agents' peak prediction: Koordinator's, but trained every second and with
+// no cold start.
+var predictionConfig = func() prediction.Config {
+	c := prediction.DefaultConfig()
+	c.CheckpointDir, c.ColdStartDuration, c.TrainingInterval = "", 0, time.Second
+	return c
+}()
 
 // env is the running cluster the tests share.
 var env struct {
@@ -76,6 +85,9 @@ func TestMain(m *testing.M) {
 			// The suite makes nodes hot to test load-aware scheduling; moving pods off them is
 			// test/e2e/descheduling's.
 			opts.DeschedulerLowNodeLoad = false
+			// The agents' peak prediction trains every second and trusts a pod's history at once, so that
+			// TestMidResourcesFromPrediction sees a prediction within seconds at real speed.
+			opts.Prediction = &predictionConfig
 			return nil
 		},
 		SetUp: func(ctx context.Context, c *cluster.Cluster) error {
