@@ -371,6 +371,8 @@ func startAgent(t *testing.T, parent string) ktesting.Buffer {
 	opts.ReportWarmup = time.Second
 	opts.MetricsBindAddress = "0"
 	opts.HealthProbeBindAddress = "0"
+	// The prediction's checkpoints go to the test's directory, not the host's /prediction-checkpoints.
+	opts.Prediction.CheckpointDir = t.TempDir()
 	if err := opts.Validate(); err != nil {
 		cancel()
 		t.Fatal(err)

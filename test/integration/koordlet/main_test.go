@@ -421,6 +421,8 @@ func startAgentWith(t *testing.T, cfg *rest.Config, n *testNode, edit func(*koor
 	opts.ReportWarmup = agentReportWarmup
 	opts.MetricsBindAddress = "0"
 	opts.HealthProbeBindAddress = "0"
+	// The prediction's checkpoints go to the test's directory, not the host's /prediction-checkpoints.
+	opts.Prediction.CheckpointDir = t.TempDir()
 	if edit != nil {
 		edit(&opts)
 	}
