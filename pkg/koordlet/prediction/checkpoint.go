@@ -181,7 +181,7 @@ func readCheckpoint(path string) (*ModelCheckpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	data, err := io.ReadAll(io.LimitReader(f, maxCheckpointSize+1))
 	if err != nil {
 		return nil, err
