@@ -227,6 +227,10 @@ type Cluster struct {
 	gone Counters
 	// wake tells the scheduling loop that the head of the queue may have changed.
 	wake chan struct{}
+	// predictionMetrics are the collectors every node's prediction records into: one set for all nodes, so
+	// that a node costs no collectors of its own; they are not registered (their gauges hold whichever node
+	// predicted last).
+	predictionMetrics *prediction.Metrics
 }
 
 // podNodeIndex is the pod informer's index by spec.nodeName.
@@ -246,6 +250,8 @@ func NewCluster(kube kubernetes.Interface, koord versioned.Interface, clk *Clock
 		opts:  opts,
 		nodes: map[string]*simNode{},
 		wake:  make(chan struct{}, 1),
+
+		predictionMetrics: prediction.NewMetrics(),
 	}
 	selector := opts.NodeSelector.String()
 	c.nodeInformer = coreinformers.NewTypedFilteredNodeInformer(kube, 0, nil, func(o *metav1.ListOptions) {

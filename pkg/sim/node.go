@@ -158,7 +158,7 @@ func (c *Cluster) newNode(name string, now time.Time) *simNode {
 	// The prediction trains on simulated time from the model and judges a pod's cold start from when the agent
 	// saw it start (simulated), not from its creation timestamp (wall time).
 	n.predict = prediction.NewServer(*c.opts.Prediction, n.src, n.view, prediction.WithClock(c.clock),
-		prediction.WithPodStart(n.podStart))
+		prediction.WithPodStart(n.podStart), prediction.WithMetrics(c.predictionMetrics))
 	n.report = reporter.New(c.koord, name, n.src, n.view, reporter.WithClock(c.clock), reporter.WithWarmUp(0),
 		reporter.WithStampClock(c.clock.base), reporter.WithPredictor(n.predict))
 	if c.opts.Features.NodeTopologyReport {

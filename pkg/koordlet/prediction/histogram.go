@@ -103,9 +103,13 @@ const maxDecayExponent = 100
 // Only relative weights matter; when new samples would outweigh the reference by more than 2^100, every weight
 // is scaled down and the reference moves forward. The zero value is not usable; call NewHistogram. A Histogram
 // is not safe for concurrent use.
+//
+// Only the buckets from the lowest to the highest that ever took a sample are stored (weights[i] is bucket
+// off + i), so a model of a steady pod holds a few buckets, not the layout's hundreds.
 type Histogram struct {
 	buckets  *Buckets
 	halfLife time.Duration
+	off      int
 	weights  []float64
 	total    float64
 	// lo and hi bound the buckets with a weight of at least epsilon; lo > hi when there are none.
@@ -116,7 +120,31 @@ type Histogram struct {
 
 // NewHistogram returns an empty histogram over the bucket layout b whose weights halve every halfLife (above 0).
 func NewHistogram(b *Buckets, halfLife time.Duration) *Histogram {
-	return &Histogram{buckets: b, halfLife: halfLife, weights: make([]float64, b.Len()), lo: b.Len(), hi: -1}
+	return &Histogram{buckets: b, halfLife: halfLife, lo: b.Len(), hi: -1}
+}
+
+// weight returns the weight of bucket i.
+func (h *Histogram) weight(i int) float64 {
+	if i < h.off || i >= h.off+len(h.weights) {
+		return 0
+	}
+	return h.weights[i-h.off]
+}
+
+// addWeight adds w to bucket i, growing the stored range to hold it.
+func (h *Histogram) addWeight(i int, w float64) {
+	switch {
+	case len(h.weights) == 0:
+		h.off = i
+		h.weights = append(h.weights[:0], 0)
+	case i < h.off:
+		grown := make([]float64, h.off+len(h.weights)-i)
+		copy(grown[h.off-i:], h.weights)
+		h.weights, h.off = grown, i
+	case i >= h.off+len(h.weights):
+		h.weights = append(h.weights, make([]float64, i-h.off-len(h.weights)+1)...)
+	}
+	h.weights[i-h.off] += w
 }
 
 // Empty reports whether the histogram has no sample of any weight.
@@ -129,9 +157,9 @@ func (h *Histogram) Add(v float64, t time.Time) {
 	}
 	w := h.decay(t)
 	i := h.buckets.Find(v)
-	h.weights[i] += w
+	h.addWeight(i, w)
 	h.total += w
-	if h.weights[i] >= epsilon {
+	if h.weight(i) >= epsilon {
 		h.lo, h.hi = min(h.lo, i), max(h.hi, i)
 	}
 }
@@ -163,7 +191,7 @@ func (h *Histogram) bounds() {
 	h.lo, h.hi = h.buckets.Len(), -1
 	for i, w := range h.weights {
 		if w >= epsilon {
-			h.lo, h.hi = min(h.lo, i), max(h.hi, i)
+			h.lo, h.hi = min(h.lo, h.off+i), max(h.hi, h.off+i)
 		}
 	}
 }
@@ -179,7 +207,7 @@ func (h *Histogram) Percentile(p float64) float64 {
 	sum := 0.0
 	i := h.lo
 	for ; i < h.hi; i++ {
-		sum += h.weights[i]
+		sum += h.weight(i)
 		if sum >= threshold {
 			break
 		}
@@ -217,12 +245,12 @@ func (h *Histogram) Checkpoint() *HistogramCheckpoint {
 	}
 	heaviest := 0.0
 	for i := h.lo; i <= h.hi; i++ {
-		heaviest = max(heaviest, h.weights[i])
+		heaviest = max(heaviest, h.weight(i))
 	}
 	c.BucketWeights = make(map[int]uint32, h.hi-h.lo+1)
 	c.ExactBucketWeights = make(map[int]float64, h.hi-h.lo+1)
 	for i := h.lo; i <= h.hi; i++ {
-		w := h.weights[i]
+		w := h.weight(i)
 		if w <= 0 {
 			continue
 		}
@@ -259,7 +287,7 @@ func (h *Histogram) Restore(c *HistogramCheckpoint) error {
 			if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 				return h.reset(fmt.Errorf("bucket %d has weight %v", i, w))
 			}
-			h.weights[i] = w
+			h.addWeight(i, w)
 			h.total += w
 		}
 	} else {
@@ -273,8 +301,9 @@ func (h *Histogram) Restore(c *HistogramCheckpoint) error {
 		}
 		for i, w := range c.BucketWeights {
 			if sum > 0 {
-				h.weights[i] = float64(w) / float64(sum) * c.TotalWeight
-				h.total += h.weights[i]
+				v := float64(w) / float64(sum) * c.TotalWeight
+				h.addWeight(i, v)
+				h.total += v
 			}
 		}
 	}
@@ -293,7 +322,7 @@ func (h *Histogram) Restore(c *HistogramCheckpoint) error {
 
 // reset empties the histogram and returns err.
 func (h *Histogram) reset(err error) error {
-	clear(h.weights)
+	h.weights, h.off = h.weights[:0], 0
 	h.total, h.ref = 0, time.Time{}
 	h.lo, h.hi = h.buckets.Len(), -1
 	return err
