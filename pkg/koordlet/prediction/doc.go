@@ -35,7 +35,8 @@ limitations under the License.
 //
 // The model of a pod that left the node is dropped once it has gone ModelExpiration (30m) without a sample;
 // the node's models and those of the pods it has are kept however long they go without one. Memory is thus
-// bounded by the pods seen within the expiration: about 3 KB a model.
+// bounded by the pods seen within the expiration; a model stores only the buckets between its lowest and
+// highest sample (a few hundred bytes for a steady pod, at most about 3 KB).
 //
 // # Prediction
 //
