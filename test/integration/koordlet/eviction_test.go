@@ -32,6 +32,7 @@ import (
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordlet"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
+	"github.com/koord-dev/koord/pkg/koordlet/evictor"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/memoryevict"
 )
 
@@ -85,7 +86,7 @@ func TestMemoryEvictionThroughTheEvictionAPI(t *testing.T) {
 			return false, err
 		}
 		for _, e := range events.Items {
-			if e.InvolvedObject.UID == big.UID && e.Reason == memoryevict.Reason {
+			if e.InvolvedObject.UID == big.UID && e.Reason == evictor.EventReasonEvicted {
 				event = e
 				return true, nil
 			}
@@ -95,13 +96,13 @@ func TestMemoryEvictionThroughTheEvictionAPI(t *testing.T) {
 	type eventSummary struct {
 		Type, Reason, Kind, Name, Component, Host string
 	}
-	want := eventSummary{Type: corev1.EventTypeWarning, Reason: memoryevict.Reason, Kind: "Pod", Name: big.Name, Component: koordlet.Component, Host: n.name}
+	want := eventSummary{Type: corev1.EventTypeWarning, Reason: evictor.EventReasonEvicted, Kind: "Pod", Name: big.Name, Component: koordlet.Component, Host: n.name}
 	got := eventSummary{Type: event.Type, Reason: event.Reason, Kind: event.InvolvedObject.Kind, Name: event.InvolvedObject.Name,
 		Component: event.Source.Component, Host: event.Source.Host}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("eviction Event (-want,+got):\n%s", diff)
 	}
-	for _, number := range []string{"85%", "70%"} {
+	for _, number := range []string{"reason: " + memoryevict.Reason, "85%", "70%"} {
 		if !strings.Contains(event.Message, number) {
 			t.Errorf("eviction Event message %q does not carry %s", event.Message, number)
 		}
@@ -129,7 +130,7 @@ func TestMemoryEvictionThroughTheEvictionAPI(t *testing.T) {
 	}
 	var evicted []string
 	for _, e := range events.Items {
-		if e.Reason == memoryevict.Reason {
+		if e.Reason == evictor.EventReasonEvicted {
 			evicted = append(evicted, e.InvolvedObject.Name)
 		}
 	}
