@@ -26,6 +26,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/koord-dev/koord/pkg/koordctl/check"
 	"github.com/koord-dev/koord/pkg/koordctl/demo"
 	"github.com/koord-dev/koord/pkg/koordctl/down"
 	"github.com/koord-dev/koord/pkg/koordctl/up"
@@ -45,7 +46,7 @@ func run(ctx context.Context, args []string) error {
 		SilenceUsage:  true,
 		SilenceErrors: true, // main prints the error once.
 	}
-	root.AddCommand(up.NewCommand(), down.NewCommand(), demo.NewCommand())
+	root.AddCommand(up.NewCommand(), down.NewCommand(), demo.NewCommand(), check.NewCommand())
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }

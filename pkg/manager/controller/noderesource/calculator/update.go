@@ -111,6 +111,55 @@ func NeedUpdate(node *corev1.Node, result *Result, lastUpdate time.Time, strateg
 	return Decision{DueAt: due}
 }
 
+// Excess is a resource a node offers more of than a Result gives.
+type Excess struct {
+	// Resource is the resource.
+	Resource corev1.ResourceName
+	// Offered is the node's allocatable; Result what the result gives (0 when it removes the resource).
+	Offered, Result int64
+	// Reason is the part of the update rule that lowers it.
+	Reason UpdateReason
+}
+
+// Excesses returns the resources node offers more of than result where NeedUpdate's rule lowers them now: a
+// resource the result removes, a value more than resourceDiffThreshold above the result, or any value above it
+// once lastUpdate is older than updateTimeThresholdSeconds or unknown. A value above the result within the
+// rule's tolerance is not an excess: koord-manager leaves it in place on purpose.
+func Excesses(node *corev1.Node, result *Result, lastUpdate time.Time, strategy *configuration.ColocationStrategy, now time.Time) []Excess {
+	s := resolve(strategy)
+	values, present := result.Values()
+	var out []Excess
+	for i, name := range ResourceNames {
+		allocatable, ok := node.Status.Allocatable[name]
+		if !ok {
+			continue
+		}
+		offered := allocatable.Value()
+		want := int64(0)
+		if present[i] {
+			want = values[i]
+		}
+		if offered <= want {
+			continue
+		}
+		var reason UpdateReason
+		switch {
+		case !present[i]:
+			reason = UpdateResourceRemoved
+		case float64(offered-want) > float64(offered)*s.diffThreshold:
+			reason = UpdateDiffExceeded
+		case lastUpdate.IsZero():
+			reason = UpdateNoLastUpdate
+		case !now.Before(lastUpdate.Add(s.updateTimeThreshold)):
+			reason = UpdateExpired
+		default:
+			continue
+		}
+		out = append(out, Excess{Resource: name, Offered: offered, Result: want, Reason: reason})
+	}
+	return out
+}
+
 // Explanation returns the explanation of r to record on the node, stamped with updateTime (truncated to
 // seconds).
 func (r *Result) Explanation(updateTime time.Time) *extension.ColocationExplanation {

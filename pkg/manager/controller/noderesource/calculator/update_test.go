@@ -146,6 +146,44 @@ func TestNeedUpdate(t *testing.T) {
 	}
 }
 
+func TestExcesses(t *testing.T) {
+	withBatch := func(batchCPU, batchMemory int64) *corev1.Node {
+		node := testNode("100", "120G")
+		node.Status.Allocatable[extension.BatchCPU] = *resource.NewQuantity(batchCPU, resource.DecimalSI)
+		node.Status.Allocatable[extension.BatchMemory] = *resource.NewQuantity(batchMemory, resource.BinarySI)
+		return node
+	}
+	result := &Result{Batch: Tier{CPU: 20000, Memory: 30e9}, Mid: Tier{Reset: ResetColocationDisabled}}
+	recent, old := now.Add(-time.Minute), now.Add(-5*time.Minute)
+	tests := map[string]struct {
+		node       *corev1.Node
+		result     *Result
+		lastUpdate time.Time
+		want       []Excess
+	}{
+		"equal or below: none": {node: withBatch(20000, 25e9), result: result, lastUpdate: recent},
+		// 21000 − 20000 = 1000 ≤ 10% of 21000; 32G − 30G = 2G ≤ 3.2G: left in place while the update is recent.
+		"above within the diff threshold, updated recently: none": {node: withBatch(21000, 32e9), result: result, lastUpdate: recent},
+		"above within the diff threshold, update older than 300s": {node: withBatch(21000, 30e9), result: result, lastUpdate: old,
+			want: []Excess{{Resource: extension.BatchCPU, Offered: 21000, Result: 20000, Reason: UpdateExpired}}},
+		// 25000 − 20000 = 5000 > 2500.
+		"beyond the diff threshold": {node: withBatch(25000, 30e9), result: result, lastUpdate: recent,
+			want: []Excess{{Resource: extension.BatchCPU, Offered: 25000, Result: 20000, Reason: UpdateDiffExceeded}}},
+		"removed by the result": {node: withBatch(25000, 30e9), lastUpdate: recent,
+			result: &Result{Batch: Tier{Reset: ResetNodeMetricStale}, Mid: Tier{Reset: ResetNodeMetricStale}},
+			want: []Excess{{Resource: extension.BatchCPU, Offered: 25000, Reason: UpdateResourceRemoved},
+				{Resource: extension.BatchMemory, Offered: 30e9, Reason: UpdateResourceRemoved}}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := Excesses(tc.node, tc.result, tc.lastUpdate, nil, now)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestExplanation(t *testing.T) {
 	tests := map[string]struct {
 		result    func() Result
