@@ -115,7 +115,9 @@ func TestCheckOnce(t *testing.T) {
 	f := newFixture(t, "check-once")
 	f.node("check-once-full", "2", nil)
 	f.node("check-once-fine", "8", nil)
-	cpu := func(v string) corev1.ResourceList { return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(v)} }
+	cpu := func(v string) corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(v)}
+	}
 	f.pod("a", "check-once-full", cpu("1500m"))
 	f.pod("b", "check-once-full", cpu("1"))
 	f.pod("c", "check-once-fine", cpu("1"))
