@@ -391,8 +391,8 @@ func (c *Cluster) Components() []string {
 	return names
 }
 
-// Restart kills the component name with SIGKILL (as a crash would: no graceful shutdown, no lease release),
-// starts it again with the same flags, its log appended to the old one, and waits until it is ready as its
+// Restart kills the component name with SIGKILL (as a crash would: no graceful shutdown, no lease release;
+// nothing when Kill killed it already), starts it again with the same flags, its log appended to the old one, and waits until it is ready as its
 // first start did. The cluster does not count the kill as a failure. It fails when name is not a component of
 // Components, or when the new process does not become ready.
 func (c *Cluster) Restart(ctx context.Context, name string) error {
@@ -415,6 +415,33 @@ func (c *Cluster) Restart(ctx context.Context, name string) error {
 	c.logger.Info("Restarted a component after killing it", "component", name, "oldPID", old.pid(), "pid", p.pid())
 	c.watch(p)
 	return c.waitReady(ctx, p, old.ready...)
+}
+
+// Kill kills the component name with SIGKILL, as a crash would, and leaves it down until Restart starts it
+// again; the cluster does not count the kill as a failure. It fails when name is not a component of
+// Components.
+func (c *Cluster) Kill(name string) error {
+	c.procsMu.Lock()
+	i := slices.IndexFunc(c.procs, func(p *process) bool { return p.name == name })
+	if i < 0 {
+		c.procsMu.Unlock()
+		return fmt.Errorf("kill %s: not a component of the cluster (it has %v)", name, c.Components())
+	}
+	p := c.procs[i]
+	c.procsMu.Unlock()
+	p.kill()
+	c.logger.Info("Killed a component", "component", name, "pid", p.pid())
+	return nil
+}
+
+// RestartEtcd stops etcd and starts it again on its data, as an etcd restart in a real cluster, and waits until
+// kube-apiserver serves again. Everything else keeps running and must ride it out.
+func (c *Cluster) RestartEtcd(ctx context.Context) error {
+	if err := c.cp.restartEtcd(); err != nil {
+		return err
+	}
+	c.logger.Info("Restarted etcd")
+	return waitForDefaultNamespace(ctx, c.cp.config)
 }
 
 // startSim runs the simulated node agents in this process and waits until each node has reported once.

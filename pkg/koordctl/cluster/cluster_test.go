@@ -208,6 +208,37 @@ func TestStartStop(t *testing.T) {
 		}
 	})
 
+	t.Run("a killed component stays down until restarted", func(t *testing.T) {
+		if err := c.Kill("koord-descheduler"); err != nil {
+			t.Fatalf("Kill() = %v", err)
+		}
+		if got := processesNaming(filepath.Join(opts.BinDir, "koord-descheduler")); len(got) != 0 {
+			t.Errorf("koord-descheduler processes after Kill: %v", got)
+		}
+		if err := c.Restart(ctx, "koord-descheduler"); err != nil {
+			t.Fatalf("Restart() after Kill = %v", err)
+		}
+		if got := processesNaming(filepath.Join(opts.BinDir, "koord-descheduler")); len(got) != 1 {
+			t.Errorf("koord-descheduler processes after the restart: %v, want one", got)
+		}
+		if err := c.Err(); err != nil {
+			t.Errorf("the cluster failed after Kill and Restart: %v", err)
+		}
+	})
+
+	t.Run("etcd restarts under a running cluster", func(t *testing.T) {
+		if err := c.RestartEtcd(ctx); err != nil {
+			t.Fatalf("RestartEtcd() = %v", err)
+		}
+		kube := kubernetes.NewForConfigOrDie(c.RESTConfig())
+		if _, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err != nil {
+			t.Errorf("list nodes after the etcd restart: %v", err)
+		}
+		if err := c.Err(); err != nil {
+			t.Errorf("the cluster failed after the etcd restart: %v", err)
+		}
+	})
+
 	t.Run("a second cluster on the same state directory is refused", func(t *testing.T) {
 		second := opts
 		second.KubeconfigOut = filepath.Join(t.TempDir(), "second.kubeconfig")

@@ -132,6 +132,18 @@ func startControlPlane(ctx context.Context, binDir, runDir, logDir string, etcdP
 	return c, nil
 }
 
+// restartEtcd stops etcd (SIGTERM) and starts it again on the same data directory and port; kube-apiserver
+// reconnects by itself.
+func (c *controlPlane) restartEtcd() error {
+	if err := c.cp.Etcd.Stop(); err != nil {
+		return fmt.Errorf("stop etcd: %w", err)
+	}
+	if err := c.cp.Etcd.Start(); err != nil {
+		return fmt.Errorf("start etcd: %w", err)
+	}
+	return nil
+}
+
 // stop stops kube-apiserver, then etcd, and closes their logs.
 func (c *controlPlane) stop() error {
 	var errs []error
