@@ -155,6 +155,14 @@ fuzz: ## Run every fuzz target for FUZZ_TIME each.
 	  done; \
 	done
 
+# Where `make reliability` writes its report.
+RELIABILITY_REPORT ?= $(BIN)/reliability-report.txt
+
+.PHONY: reliability
+reliability: bin build ## Inject every fault into a local cluster under churn and report invariants and recovery times (RELIABILITY_REPORT); make test runs the short list.
+	KOORD_RELIABILITY_REPORT=$(RELIABILITY_REPORT) $(GO) test $(GOFLAGS) -count=1 -v -timeout=60m -run TestFaults ./test/e2e/reliability/ -args -long
+	@echo "report: $(RELIABILITY_REPORT)"
+
 .PHONY: bench
 bench: bin ## Run the Go benchmarks.
 	$(GO) test -run='^$$' -bench=. -benchmem -timeout=60m $(BENCH_FLAGS) ./...

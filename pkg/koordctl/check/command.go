@@ -29,8 +29,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
 )
@@ -45,6 +45,9 @@ type Flags struct {
 	Output string
 	// Options tune the invariants.
 	Options Options
+	// Kubeconfig and Context choose the cluster, as kubectl's flags do ($KUBECONFIG and ~/.kube/config by
+	// default).
+	Kubeconfig, Context string
 }
 
 // NewFlags returns the defaults.
@@ -63,6 +66,8 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.Options.FormulaSettle, "formula-settle", 0, "How long a node may offer more batch resources than the formula gives (default 1m).")
 	fs.DurationVar(&f.Options.GangDefaultWaitTime, "gang-default-wait-time", 0, "A gang's waiting time when it sets none (default 10m, CoschedulingArgs.defaultTimeout).")
 	fs.DurationVar(&f.Options.JobDefaultTTL, "job-default-ttl", 0, "A PodMigrationJob's ttl when it sets none (default 5m, MigrationControllerArgs.defaultJobTTL).")
+	fs.StringVar(&f.Kubeconfig, "kubeconfig", f.Kubeconfig, "Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).")
+	fs.StringVar(&f.Context, "context", f.Context, "The kubeconfig context to use.")
 	fs.BoolVar(&f.Options.UnreportedPodsUsageOnly, "unreported-pods-usage-only", false, "koord-manager runs with --unreported-pods-in-max-usage-request=false.")
 }
 
@@ -81,7 +86,6 @@ func (f *Flags) Validate() error {
 // NewCommand returns `koordctl check`.
 func NewCommand() *cobra.Command {
 	f := NewFlags()
-	conn := genericclioptions.NewConfigFlags(true)
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Check the invariants of a cluster running Koord",
@@ -96,7 +100,10 @@ prints what each invariant checked and every violation, and fails when there is 
 			if err := f.Validate(); err != nil {
 				return err
 			}
-			cfg, err := conn.ToRESTConfig()
+			rules := clientcmd.NewDefaultClientConfigLoadingRules()
+			rules.ExplicitPath = f.Kubeconfig
+			cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
+				&clientcmd.ConfigOverrides{CurrentContext: f.Context}).ClientConfig()
 			if err != nil {
 				return fmt.Errorf("kubeconfig: %w", err)
 			}
@@ -124,7 +131,6 @@ prints what each invariant checked and every violation, and fails when there is 
 		},
 	}
 	f.AddFlags(cmd.Flags())
-	conn.AddFlags(cmd.Flags())
 	return cmd
 }
 

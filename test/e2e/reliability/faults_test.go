@@ -1,0 +1,303 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reliability
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+
+	configv1alpha1 "github.com/koord-dev/koord/apis/config/v1alpha1"
+	"github.com/koord-dev/koord/pkg/koordctl/check"
+)
+
+// fault is one thing that goes wrong, and its repair.
+type fault struct {
+	// name says what happens.
+	name string
+	// long marks the faults only -long runs.
+	long bool
+	// inject makes it happen and repairs it; it returns the expectations it checked itself, and an error naming
+	// those that failed.
+	inject func(ctx context.Context) (checks int, err error)
+}
+
+// faults are the faults, in the order they are injected.
+func faults() []fault {
+	restart := func(name string) func(ctx context.Context) (int, error) {
+		return func(ctx context.Context) (int, error) { return 0, env.c.Restart(ctx, name) }
+	}
+	return []fault{
+		{name: "kill -9 koord-scheduler while a gang is placed", inject: func(ctx context.Context) (int, error) {
+			for m := range 4 {
+				if _, err := env.kube.CoreV1().Pods(namespace).Create(ctx, gangPod(fmt.Sprintf("crash-gang-%d", m), "crash-gang", 4), metav1.CreateOptions{}); err != nil {
+					return 0, err
+				}
+			}
+			if err := env.c.Restart(ctx, "koord-scheduler"); err != nil {
+				return 0, err
+			}
+			// The gang is placed whole by the new scheduler.
+			err := waitFor(ctx, time.Minute, "the gang of 4 bound after the restart", func(ctx context.Context) (bool, error) {
+				pods, err := env.kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=gang"})
+				if err != nil {
+					return false, err
+				}
+				bound := 0
+				for _, p := range pods.Items {
+					if strings.HasPrefix(p.Name, "crash-gang-") && p.Spec.NodeName != "" {
+						bound++
+					}
+				}
+				return bound == 4, nil
+			})
+			for m := range 4 {
+				_ = env.kube.CoreV1().Pods(namespace).Delete(ctx, fmt.Sprintf("crash-gang-%d", m), metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+			}
+			return 1, err
+		}},
+		{name: "kill -9 koord-manager", inject: restart("koord-manager")},
+		{name: "webhook server unreachable (koord-manager down)", inject: func(ctx context.Context) (int, error) {
+			if err := env.c.Kill("koord-manager"); err != nil {
+				return 0, err
+			}
+			var errs []error
+			// Pods fail open: a pod is still created.
+			p := bePod("while-webhook-down")
+			if _, err := env.kube.CoreV1().Pods(namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+				errs = append(errs, fmt.Errorf("a pod was not created while the webhook was down: %w", err))
+			} else {
+				_ = env.kube.CoreV1().Pods(namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+			}
+			// Koord's kinds fail closed: a ClusterColocationProfile is refused.
+			if err := createProfile(ctx, false); err == nil {
+				errs = append(errs, errors.New("a ClusterColocationProfile was admitted while the webhook was down"))
+			}
+			if err := env.c.Restart(ctx, "koord-manager"); err != nil {
+				errs = append(errs, err)
+			}
+			return 2, errors.Join(errs...)
+		}},
+		{name: "etcd restart", inject: func(ctx context.Context) (int, error) { return 0, env.c.RestartEtcd(ctx) }},
+		{name: "kill -9 koord-descheduler", long: true, inject: restart("koord-descheduler")},
+		{name: "kill -9 kube-scheduler and kube-controller-manager", long: true, inject: func(ctx context.Context) (int, error) {
+			return 0, errors.Join(env.c.Restart(ctx, "kube-scheduler"), env.c.Restart(ctx, "kube-controller-manager"))
+		}},
+		{name: "kill -9 kwok (the fake kubelets)", long: true, inject: restart("kwok")},
+	}
+}
+
+// createProfile creates (dryRun: only asks the webhooks) a ClusterColocationProfile.
+func createProfile(ctx context.Context, dryRun bool) error {
+	p := &configv1alpha1.ClusterColocationProfile{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "reliability-probe-"},
+		Spec: configv1alpha1.ClusterColocationProfileSpec{
+			Selector:      &metav1.LabelSelector{MatchLabels: map[string]string{"reliability": "probe"}},
+			QoSClass:      "BE",
+			SchedulerName: "koord-scheduler",
+		},
+	}
+	opts := metav1.CreateOptions{}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	created, err := env.koord.ConfigV1alpha1().ClusterColocationProfiles().Create(ctx, p, opts)
+	if err == nil && !dryRun {
+		_ = env.koord.ConfigV1alpha1().ClusterColocationProfiles().Delete(ctx, created.Name, metav1.DeleteOptions{})
+	}
+	return err
+}
+
+// waitFor polls cond every 200ms until it holds or timeout passes.
+func waitFor(ctx context.Context, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) error {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		ok, err := cond(ctx)
+		last = err
+		return ok, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: not within %v: %w", what, timeout, errors.Join(err, last))
+	}
+	return nil
+}
+
+// recovered waits until the system serves again: koord-scheduler binds a new pod and koord-manager's webhooks
+// answer.
+func recovered(ctx context.Context, i int) error {
+	probe := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: fmt.Sprintf("probe-%d", i)},
+		Spec: corev1.PodSpec{SchedulerName: "koord-scheduler", Containers: []corev1.Container{{Name: "c", Image: "pause"}},
+			TerminationGracePeriodSeconds: ptr.To[int64](0)},
+	}
+	defer func() {
+		_ = env.kube.CoreV1().Pods(namespace).Delete(context.WithoutCancel(ctx), probe.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+	}()
+	if err := waitFor(ctx, 2*time.Minute, "the probe pod created", func(ctx context.Context) (bool, error) {
+		_, err := env.kube.CoreV1().Pods(namespace).Create(ctx, probe, metav1.CreateOptions{})
+		return err == nil, err
+	}); err != nil {
+		return err
+	}
+	if err := waitFor(ctx, 2*time.Minute, "the probe pod bound", func(ctx context.Context) (bool, error) {
+		p, err := env.kube.CoreV1().Pods(namespace).Get(ctx, probe.Name, metav1.GetOptions{})
+		return err == nil && p.Spec.NodeName != "", err
+	}); err != nil {
+		return err
+	}
+	return waitFor(ctx, 2*time.Minute, "koord-manager's webhooks answering", func(ctx context.Context) (bool, error) {
+		err := createProfile(ctx, true)
+		return err == nil, err
+	})
+}
+
+// row is one line of the report.
+type row struct {
+	fault      string
+	recovery   time.Duration
+	checks     int
+	own        int
+	violations []check.Violation
+	err        error
+}
+
+// checks returns the objects the checker checked so far.
+func checks(r check.Report) int {
+	n := 0
+	for _, res := range r.Results {
+		n += res.Checks
+	}
+	return n
+}
+
+// TestFaults injects each fault while the workload churns, and checks that every invariant held throughout and
+// that the system recovered; it reports a table of the faults, the checks made, the violations (which must be
+// none) and the time to recover.
+func TestFaults(t *testing.T) {
+	ctx := t.Context()
+	checker := check.New(check.Options{FormulaSettle: 30 * time.Second})
+	w, err := check.NewWatch(checker, env.kube, env.koord, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if err := w.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watchDone := make(chan error, 1)
+	go func() {
+		watchDone <- w.Run(watchCtx, time.Second, func(v check.Violation) { t.Logf("VIOLATION %s %s: %s", v.Invariant, v.Object, v.Message) })
+	}()
+
+	churnCtx, stopChurn := context.WithCancel(ctx)
+	load, err := startChurn(churnCtx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Let the workload reach its steady state before the first fault.
+	time.Sleep(20 * time.Second)
+
+	var rows []row
+	for i, f := range faults() {
+		if f.long && !*long {
+			continue
+		}
+		before := checker.Report()
+		start := time.Now()
+		r := row{fault: f.name}
+		r.own, r.err = f.inject(ctx)
+		if err := recovered(ctx, i); err != nil {
+			r.err = errors.Join(r.err, err)
+		}
+		r.recovery = time.Since(start)
+		// Give the invariants with a settle time a chance to see what the fault left behind.
+		time.Sleep(15 * time.Second)
+		after := checker.Report()
+		r.checks = checks(after) - checks(before)
+		r.violations = after.Violations()[len(before.Violations()):]
+		rows = append(rows, r)
+		t.Logf("fault %q: recovered in %v, %d checks, %d violations, err %v", f.name, r.recovery.Truncate(10*time.Millisecond), r.checks, len(r.violations), r.err)
+	}
+
+	stopChurn()
+	load.stop(context.WithoutCancel(ctx))
+	// The settle times of the slowest invariants (migrations 30s, formula 30s here) pass before the last look.
+	time.Sleep(35 * time.Second)
+	stopWatch()
+	if err := <-watchDone; err != nil {
+		t.Errorf("the invariant watch failed: %v", err)
+	}
+	final := checker.Report()
+
+	report := writeReport(rows, final, load)
+	t.Log("\n" + report)
+	if path := os.Getenv("KOORD_RELIABILITY_REPORT"); path != "" {
+		if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
+			t.Errorf("write the report: %v", err)
+		}
+	}
+	for _, r := range rows {
+		if r.err != nil {
+			t.Errorf("fault %q: %v", r.fault, r.err)
+		}
+	}
+	for _, v := range final.Violations() {
+		t.Errorf("invariant %s violated by %s: %s", v.Invariant, v.Object, v.Message)
+	}
+}
+
+// writeReport renders the table of the faults and of the invariants.
+func writeReport(rows []row, final check.Report, load *churn) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FAULT\tRECOVERY\tINVARIANT CHECKS\tOWN CHECKS\tVIOLATIONS\tRESULT")
+	for _, r := range rows {
+		result := "ok"
+		if r.err != nil {
+			result = "FAILED: " + r.err.Error()
+		}
+		fmt.Fprintf(tw, "%s\t%v\t%d\t%d\t%d\t%s\n", r.fault, r.recovery.Round(100*time.Millisecond), r.checks, r.own, len(r.violations), result)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "INVARIANT\tEVALUATIONS\tCHECKS\tVIOLATIONS")
+	for _, res := range final.Results {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", res.Invariant, res.Evaluations, res.Checks, len(res.Violations))
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(&b, "\nworkload: %d pods created, %d deleted, %d requests failed (during the faults)\n",
+		load.created.Load(), load.deleted.Load(), load.failed.Load())
+	names := make([]string, 0, len(rows))
+	for _, r := range rows {
+		names = append(names, r.fault)
+	}
+	if !slices.ContainsFunc(rows, func(r row) bool { return r.err != nil || len(r.violations) > 0 }) {
+		fmt.Fprintf(&b, "every invariant held through %d faults\n", len(names))
+	}
+	return b.String()
+}

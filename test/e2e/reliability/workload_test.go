@@ -1,0 +1,180 @@
+/*
+Copyright 2026 The Koord Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reliability
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/koord-dev/koord/apis/extension"
+)
+
+// namespace holds the workload.
+const namespace = metav1.NamespaceDefault
+
+// churn is the workload that runs while faults are injected: an LS Deployment scaled between 6 and 10 replicas,
+// a BE pod on batch resources created every second and deleted 20 s later, and a gang of three created every 20
+// s and deleted 15 s later. Errors of its own requests are counted, not fatal: an apiserver or webhook fault
+// makes some fail.
+type churn struct {
+	wg      sync.WaitGroup
+	created atomic.Int64
+	deleted atomic.Int64
+	failed  atomic.Int64
+}
+
+// startChurn creates the Deployment and starts the loops until ctx ends; Stop waits for them.
+func startChurn(ctx context.Context) (*churn, error) {
+	c := &churn{}
+	labels := map[string]string{"app": "web"}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](6),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web", extension.LabelPodQoS: string(extension.QoSLS)}},
+				Spec: corev1.PodSpec{
+					SchedulerName: "koord-scheduler",
+					Containers: []corev1.Container{{Name: "web", Image: "nginx", Resources: corev1.ResourceRequirements{
+						Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("512Mi")},
+					}}},
+					TerminationGracePeriodSeconds: ptr.To[int64](0),
+				},
+			},
+		},
+	}
+	if _, err := env.kube.AppsV1().Deployments(namespace).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		return nil, fmt.Errorf("create the Deployment: %w", err)
+	}
+	c.loop(ctx, 15*time.Second, func(ctx context.Context, i int) error {
+		replicas := int32(6 + 4*(i%2))
+		patch := fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas)
+		_, err := env.kube.AppsV1().Deployments(namespace).Patch(ctx, "web", types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		return err
+	})
+	c.loop(ctx, time.Second, func(ctx context.Context, i int) error {
+		name := fmt.Sprintf("be-%d", i)
+		if err := c.create(ctx, bePod(name)); err != nil {
+			return err
+		}
+		c.deleteLater(ctx, 20*time.Second, name)
+		return nil
+	})
+	c.loop(ctx, 20*time.Second, func(ctx context.Context, i int) error {
+		for m := range 3 {
+			name := fmt.Sprintf("gang-%d-%d", i, m)
+			if err := c.create(ctx, gangPod(name, fmt.Sprintf("gang-%d", i), 3)); err != nil {
+				return err
+			}
+			c.deleteLater(ctx, 15*time.Second, name)
+		}
+		return nil
+	})
+	return c, nil
+}
+
+// loop runs f every interval until ctx ends, counting its errors.
+func (c *churn) loop(ctx context.Context, interval time.Duration, f func(ctx context.Context, i int) error) {
+	c.wg.Go(func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for i := 0; ; i++ {
+			if err := f(ctx, i); err != nil && ctx.Err() == nil {
+				c.failed.Add(1)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+}
+
+// create creates pod.
+func (c *churn) create(ctx context.Context, pod *corev1.Pod) error {
+	if _, err := env.kube.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	c.created.Add(1)
+	return nil
+}
+
+// deleteLater deletes the pod name after d, or when ctx ends.
+func (c *churn) deleteLater(ctx context.Context, d time.Duration, name string) {
+	c.wg.Go(func() {
+		select {
+		case <-ctx.Done():
+		case <-time.After(d):
+		}
+		err := env.kube.CoreV1().Pods(namespace).Delete(context.WithoutCancel(ctx), name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+		switch {
+		case err == nil:
+			c.deleted.Add(1)
+		case !apierrors.IsNotFound(err):
+			c.failed.Add(1)
+		}
+	})
+}
+
+// stop waits for the loops, which end with the context given to startChurn, and deletes the Deployment.
+func (c *churn) stop(ctx context.Context) {
+	c.wg.Wait()
+	_ = env.kube.AppsV1().Deployments(namespace).Delete(ctx, "web", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)})
+}
+
+// bePod returns a BE pod on batch resources.
+func bePod(name string) *corev1.Pod {
+	batch := corev1.ResourceList{extension.BatchCPU: resource.MustParse("500"), extension.BatchMemory: resource.MustParse("512Mi")}
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{extension.LabelPodQoS: string(extension.QoSBE), "app": "be"}},
+		Spec: corev1.PodSpec{
+			SchedulerName:     "koord-scheduler",
+			PriorityClassName: string(extension.PriorityBatch),
+			Containers: []corev1.Container{{Name: "work", Image: "busybox",
+				Resources: corev1.ResourceRequirements{Requests: batch, Limits: batch}}},
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+		},
+	}
+}
+
+// gangPod returns a member of the gang of min members.
+func gangPod(name, gang string, min int) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{"app": "gang"},
+			Annotations: map[string]string{extension.AnnotationGangName: gang, extension.AnnotationGangMinNum: fmt.Sprint(min),
+				extension.AnnotationGangWaitTime: "60s"}},
+		Spec: corev1.PodSpec{
+			SchedulerName: "koord-scheduler",
+			Containers: []corev1.Container{{Name: "worker", Image: "busybox", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m"), corev1.ResourceMemory: resource.MustParse("256Mi")}}}},
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+		},
+	}
+}
