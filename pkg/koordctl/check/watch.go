@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -36,7 +37,6 @@ import (
 	schedlisters "github.com/koord-dev/koord/pkg/client/listers/scheduling/v1alpha1"
 	sigslisters "github.com/koord-dev/koord/pkg/client/listers/schedulingsigs/v1alpha1"
 	slolisters "github.com/koord-dev/koord/pkg/client/listers/slo/v1alpha1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 )
 
 // Watch feeds a Checker from a cluster through informers, and builds the State it evaluates.
