@@ -32,6 +32,21 @@ import (
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 )
 
+// maxUsageRequest sets reclaim 70/80 and the maxUsageRequest policy for cpu and memory; maxUsageRequestResult
+// sets the terms that follow from it (safety margins of 30 cores and 24G).
+func maxUsageRequest(in *Input) {
+	in.Strategy.CPUReclaimThresholdPercent = ptr.To[int64](70)
+	in.Strategy.MemoryReclaimThresholdPercent = ptr.To[int64](80)
+	in.Strategy.CPUCalculatePolicy = ptr.To(configuration.CalculateByPodMaxUsageRequest)
+	in.Strategy.MemoryCalculatePolicy = ptr.To(configuration.CalculateByPodMaxUsageRequest)
+}
+
+func maxUsageRequestResult(r *Result) {
+	r.CPU.ReclaimPercent, r.CPU.SafetyMargin = 70, 30000
+	r.Memory.ReclaimPercent, r.Memory.SafetyMargin = 80, 24e9
+	r.CPUPolicy, r.MemoryPolicy = configuration.CalculateByPodMaxUsageRequest, configuration.CalculateByPodMaxUsageRequest
+}
+
 // TestCalculateBatch covers the batch formulas. Every case starts from baseInput and baseResult (see
 // helpers_test.go) and states the numbers it changes, computed by hand.
 func TestCalculateBatch(t *testing.T) {
@@ -62,15 +77,10 @@ func TestCalculateBatch(t *testing.T) {
 			// cpu: 100 − 30 − 7 − (max(20,11) + max(20,22) = 42) = 21 cores;
 			// memory: 120G − 24G − 12G − (max(20G,11G) + max(40G,22G) = 60G) = 24G.
 			input: func(in *Input) {
-				in.Strategy.CPUReclaimThresholdPercent = ptr.To[int64](70)
-				in.Strategy.MemoryReclaimThresholdPercent = ptr.To[int64](80)
-				in.Strategy.CPUCalculatePolicy = ptr.To(configuration.CalculateByPodMaxUsageRequest)
-				in.Strategy.MemoryCalculatePolicy = ptr.To(configuration.CalculateByPodMaxUsageRequest)
+				maxUsageRequest(in)
 			},
 			want: func(r *Result) {
-				r.CPU.ReclaimPercent, r.CPU.SafetyMargin = 70, 30000
-				r.Memory.ReclaimPercent, r.Memory.SafetyMargin = 80, 24e9
-				r.CPUPolicy, r.MemoryPolicy = configuration.CalculateByPodMaxUsageRequest, configuration.CalculateByPodMaxUsageRequest
+				maxUsageRequestResult(r)
 				r.Batch = Tier{CPU: 21000, Memory: 24e9}
 			},
 		},
@@ -113,15 +123,10 @@ func TestCalculateBatch(t *testing.T) {
 			// 20G + max(40G,22G) = 60G: batch as with its metric, 21 cores and 24G.
 			input: func(in *Input) {
 				in.NodeMetric.Status.PodsMetric = in.NodeMetric.Status.PodsMetric[1:]
-				in.Strategy.CPUReclaimThresholdPercent = ptr.To[int64](70)
-				in.Strategy.MemoryReclaimThresholdPercent = ptr.To[int64](80)
-				in.Strategy.CPUCalculatePolicy = ptr.To(configuration.CalculateByPodMaxUsageRequest)
-				in.Strategy.MemoryCalculatePolicy = ptr.To(configuration.CalculateByPodMaxUsageRequest)
+				maxUsageRequest(in)
 			},
 			want: func(r *Result) {
-				r.CPU.ReclaimPercent, r.CPU.SafetyMargin = 70, 30000
-				r.Memory.ReclaimPercent, r.Memory.SafetyMargin = 80, 24e9
-				r.CPUPolicy, r.MemoryPolicy = configuration.CalculateByPodMaxUsageRequest, configuration.CalculateByPodMaxUsageRequest
+				maxUsageRequestResult(r)
 				r.CPU.HPUsed, r.Memory.HPUsed = 42000, 42e9
 				r.Batch = Tier{CPU: 21000, Memory: 24e9}
 			},
@@ -132,15 +137,10 @@ func TestCalculateBatch(t *testing.T) {
 			input: func(in *Input) {
 				in.UnreportedPodsUsageOnly = true
 				in.NodeMetric.Status.PodsMetric = in.NodeMetric.Status.PodsMetric[1:]
-				in.Strategy.CPUReclaimThresholdPercent = ptr.To[int64](70)
-				in.Strategy.MemoryReclaimThresholdPercent = ptr.To[int64](80)
-				in.Strategy.CPUCalculatePolicy = ptr.To(configuration.CalculateByPodMaxUsageRequest)
-				in.Strategy.MemoryCalculatePolicy = ptr.To(configuration.CalculateByPodMaxUsageRequest)
+				maxUsageRequest(in)
 			},
 			want: func(r *Result) {
-				r.CPU.ReclaimPercent, r.CPU.SafetyMargin = 70, 30000
-				r.Memory.ReclaimPercent, r.Memory.SafetyMargin = 80, 24e9
-				r.CPUPolicy, r.MemoryPolicy = configuration.CalculateByPodMaxUsageRequest, configuration.CalculateByPodMaxUsageRequest
+				maxUsageRequestResult(r)
 				r.CPU.HPUsed, r.Memory.HPUsed = 42000, 42e9
 				r.CPU.HPMaxUsedReq, r.Memory.HPMaxUsedReq = 22000, 40e9
 				r.Batch = Tier{CPU: 41000, Memory: 44e9}
