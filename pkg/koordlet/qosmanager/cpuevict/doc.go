@@ -14,18 +14,27 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package cpuevict is the BE CPU eviction strategy (feature gate BECPUEvict): it evicts BE pods when what they
-// may use stays well below what they requested while they use all of it, so that the rest get enough CPU.
+// Package cpuevict is koordlet's CPU eviction, Koordinator's CPUEvict strategy with its three feature gates, run
+// in this order within a round (qosmanager.RunEvictions):
 //
-// Every round it samples the BE pods' CPU: usage (Σ newest pod samples), request (Σ batch-cpu requests) and
-// limit (the besteffort cgroup's real limit: the fewer of its CPUs and its CFS quota, which cpusuppress sets;
-// or the node's batch-cpu allocatable under cpuEvictPolicy evictByAllocatable). With satisfaction = limit /
-// request, it releases request × (cpuEvictBESatisfactionUpperPercent − satisfaction) when satisfaction is below
-// cpuEvictBESatisfactionLowerPercent (at most 60) and usage is at least cpuEvictBEUsageThresholdPercent
-// (default 90) of the limit, both over the average of cpuEvictTimeWindowSeconds and now; the smaller of the two
-// counts. It does nothing until both satisfaction percents are set, and until its samples cover a third of the
-// window.
+//   - BECPUEvict: BE pods are evicted when what they may use stays well below what they requested while they
+//     use all of it, so that the rest get enough CPU. Every round it samples the BE pods' CPU: usage (Σ newest
+//     pod samples), request (Σ batch-cpu requests) and limit (the besteffort cgroup's real limit: the fewer of
+//     its CPUs and its CFS quota, which cpusuppress sets; or the node's batch-cpu allocatable under
+//     cpuEvictPolicy evictByAllocatable). With satisfaction = limit / request, it releases request ×
+//     (cpuEvictBESatisfactionUpperPercent − satisfaction) when satisfaction is below
+//     cpuEvictBESatisfactionLowerPercent (at most 60) and usage is at least cpuEvictBEUsageThresholdPercent
+//     (default 90) of the limit, both over the average of cpuEvictTimeWindowSeconds and now; the smaller of the
+//     two counts. It does nothing until both satisfaction percents are set, and until its samples cover a
+//     third of the window. Victims are BE pods in SortCandidates order (eviction priority, 0 when absent;
+//     priority; usage / request), each releasing its batch-cpu request.
+//   - CPUAllocatableEvict: when the CPU requests of the batch (or mid) pods at or below
+//     allocatableEvictPriorityThreshold pass cpuAllocatableEvictThresholdPercent of the node's batch-cpu
+//     (mid-cpu) allocatable, eviction-enabled pods of that tier down to cpuAllocatableEvictLowerPercent.
+//   - CPUEvict: when the node's CPU usage averaged over cpuEvictTimeWindowSeconds reaches
+//     cpuEvictThresholdPercent, pods labelled koordinator.sh/eviction-enabled=true with a priority up to
+//     evictEnabledPriorityThreshold, largest CPU users first, down to cpuEvictLowerPercent (threshold − 2).
 //
-// Victims are BE pods, eviction-priority annotation first, then by priority ascending and usage / request
-// descending; each releases its batch-cpu request. After a round that evicted, it waits 20 s.
+// A pod whose koordinator.sh/eviction-policy does not name the gate is never its victim. After a round that
+// evicted, it waits 20 s.
 package cpuevict
