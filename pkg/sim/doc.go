@@ -55,8 +55,8 @@ limitations under the License.
 // limit is not modelled). When the BE pods ask for more, each is scaled down in proportion, and the moment
 // counts as suppressed.
 //
-// Memory eviction (gate BEMemoryEvict, and the NodeSLO enabling it): every round, koordlet's memoryevict
-// strategy itself runs on the model (node memory against memoryEvictThresholdPercent, victims in its order)
+// Memory eviction (gates BEMemoryEvict, MemoryAllocatableEvict and MemoryEvict, and the NodeSLO enabling it):
+// every round, koordlet's memoryevict strategy itself runs on the model (node memory against memoryEvictThresholdPercent, victims in its order)
 // and evicts through koordlet's evictor (Eviction API, rate limits, Events); an evicted pod's usage stops at
 // once, without waiting for the pod to go.
 //

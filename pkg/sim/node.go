@@ -121,7 +121,7 @@ type simNode struct {
 	predict     *prediction.Server
 	topology    *nodetopology.Reporter // nil when the NodeTopologyReport gate is off
 	devices     *devices.Reporter      // nil when the Accelerators and RDMADevices gates are off
-	evict       *memoryevict.Strategy  // nil when the BEMemoryEvict gate is off
+	evict       *memoryevict.Strategy  // nil when the memory eviction gates are off
 	annotations *qosmanager.AnnotationReporter
 	threshold   qosmanager.LastGood[slov1alpha1.ResourceThresholdStrategy]
 
@@ -169,9 +169,10 @@ func (c *Cluster) newNode(name string, now time.Time) *simNode {
 	}
 	recorder := c.recorder(name)
 	n.annotations = qosmanager.NewAnnotationReporter(recorder)
-	if c.opts.Features.BEMemoryEvict {
+	f := c.opts.Features
+	if gates := (memoryevict.Gates{BEMemoryEvict: f.BEMemoryEvict, MemoryAllocatableEvict: f.MemoryAllocatableEvict, MemoryEvict: f.MemoryEvict}); gates != (memoryevict.Gates{}) {
 		ev := evictor.New(c.kube, recorder, evictor.WithClock(c.clock), evictor.WithMetrics(c.opts.Metrics.evictor))
-		n.evict = memoryevict.New(&countingEvictor{n: n, ev: ev}, memoryevict.WithRecorder(recorder))
+		n.evict = memoryevict.New(&countingEvictor{n: n, ev: ev}, memoryevict.WithGates(gates), memoryevict.WithRecorder(recorder))
 	}
 	return n
 }
