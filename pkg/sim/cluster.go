@@ -90,8 +90,8 @@ type Options struct {
 	NodeSelector labels.Selector
 	// Features are the koordlet gates the simulated agents follow: BECPUSuppress enables the CPU suppression
 	// rule and BEMemoryEvict, MemoryAllocatableEvict and MemoryEvict the memory evictions (all still need
-	// resourceUsedThresholdWithBE enabled in
-	// the node's NodeSLO). Resolve them from a koordlet gate set (features.ResolveKoordlet) as koordlet does.
+	// resourceUsedThresholdWithBE enabled in the node's NodeSLO). Resolve them from a koordlet gate set
+	// (features.ResolveKoordlet) as koordlet does.
 	Features features.Koordlet
 	// CollectInterval is the step between samples of the usage model; DefaultCollectInterval when zero.
 	CollectInterval time.Duration
