@@ -257,7 +257,7 @@ func TestFaults(t *testing.T) {
 
 	report := writeReport(rows, final, load)
 	t.Log("\n" + report)
-	if path := os.Getenv("KOORD_RELIABILITY_REPORT"); path != "" {
+	if path := reportPath(); path != "" {
 		if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
 			t.Errorf("write the report: %v", err)
 		}
@@ -269,6 +269,23 @@ func TestFaults(t *testing.T) {
 	}
 	for _, v := range final.Violations() {
 		t.Errorf("invariant %s violated by %s: %s", v.Invariant, v.Object, v.Message)
+	}
+}
+
+// reportPath is where the report goes ($KOORD_RELIABILITY_REPORT), "" for the test log only.
+func reportPath() string { return os.Getenv("KOORD_RELIABILITY_REPORT") }
+
+// appendReport adds text to the report file at path.
+func appendReport(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Errorf("open the report: %v", err)
+		return
+	}
+	defer func() { _ = f.Close() }()
+	if _, err := f.WriteString("\n" + text); err != nil {
+		t.Errorf("write the report: %v", err)
 	}
 }
 
