@@ -109,7 +109,51 @@ func faults() []fault {
 			return 0, errors.Join(env.c.Restart(ctx, "kube-scheduler"), env.c.Restart(ctx, "kube-controller-manager"))
 		}},
 		{name: "kill -9 kwok (the fake kubelets)", long: true, inject: restart("kwok")},
+		// Last: the cluster has one node less afterwards.
+		{name: "a node deleted with pods on it", long: true, inject: deleteBusiestNode},
 	}
+}
+
+// deleteBusiestNode deletes the node with the most pods of the Deployment and waits until the Deployment has
+// all its replicas available again, none on the deleted node (kube-controller-manager's pod GC removes the
+// pods of a node that is gone).
+func deleteBusiestNode(ctx context.Context) (int, error) {
+	pods, err := env.kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil {
+		return 0, err
+	}
+	count := map[string]int{}
+	busiest := ""
+	for _, p := range pods.Items {
+		if n := p.Spec.NodeName; n != "" {
+			count[n]++
+			if busiest == "" || count[n] > count[busiest] {
+				busiest = n
+			}
+		}
+	}
+	if busiest == "" {
+		return 0, errors.New("no pod of the Deployment is bound")
+	}
+	if err := env.kube.CoreV1().Nodes().Delete(ctx, busiest, metav1.DeleteOptions{}); err != nil {
+		return 0, err
+	}
+	return 1, waitFor(ctx, 3*time.Minute, "the Deployment whole again without node "+busiest, func(ctx context.Context) (bool, error) {
+		d, err := env.kube.AppsV1().Deployments(namespace).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		pods, err := env.kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+		if err != nil {
+			return false, err
+		}
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == busiest {
+				return false, nil
+			}
+		}
+		return d.Status.AvailableReplicas == ptr.Deref(d.Spec.Replicas, 0), nil
+	})
 }
 
 // createProfile creates (dryRun: only asks the webhooks) a ClusterColocationProfile.
@@ -220,6 +264,7 @@ func TestFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { load.cleanUp(context.Background()) })
 	// Let the workload reach its steady state before the first fault.
 	time.Sleep(20 * time.Second)
 

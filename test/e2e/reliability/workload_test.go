@@ -32,15 +32,17 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
+	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 )
 
 // namespace holds the workload.
 const namespace = metav1.NamespaceDefault
 
 // churn is the workload that runs while faults are injected: an LS Deployment scaled between 6 and 10 replicas,
-// a BE pod on batch resources created every second and deleted 20 s later, and a gang of three created every 20
-// s and deleted 15 s later. Errors of its own requests are counted, not fatal: an apiserver or webhook fault
-// makes some fail.
+// a BE pod on batch resources created every second and deleted 20 s later, a gang of three created every 20 s
+// and deleted 15 s later, a Reservation every 30 s with the pod it is for created 3 s later (both deleted 25 s
+// later), and a PodMigrationJob of one of the Deployment's pods every 40 s. Errors of its own requests are
+// counted, not fatal: an apiserver or webhook fault makes some fail.
 type churn struct {
 	wg      sync.WaitGroup
 	created atomic.Int64
@@ -96,7 +98,78 @@ func startChurn(ctx context.Context) (*churn, error) {
 		}
 		return nil
 	})
+	c.loop(ctx, 30*time.Second, func(ctx context.Context, i int) error {
+		name := fmt.Sprintf("reserved-%d", i)
+		r := reservation(name)
+		if _, err := env.koord.SchedulingV1alpha1().Reservations().Create(ctx, r, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		c.wg.Go(func() {
+			select {
+			case <-ctx.Done():
+			case <-time.After(3 * time.Second):
+				if err := c.create(ctx, reservedPod(name)); err != nil && ctx.Err() == nil {
+					c.failed.Add(1)
+				}
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(25 * time.Second):
+			}
+			bg := context.WithoutCancel(ctx)
+			_ = env.kube.CoreV1().Pods(namespace).Delete(bg, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+			_ = env.koord.SchedulingV1alpha1().Reservations().Delete(bg, name, metav1.DeleteOptions{})
+		})
+		return nil
+	})
+	c.loop(ctx, 40*time.Second, func(ctx context.Context, i int) error {
+		pods, err := env.kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+		if err != nil {
+			return err
+		}
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
+				continue
+			}
+			job := &schedv1alpha1.PodMigrationJob{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("migrate-%d", i)},
+				Spec: schedv1alpha1.PodMigrationJobSpec{PodRef: &corev1.ObjectReference{Namespace: namespace, Name: p.Name},
+					Mode: schedv1alpha1.PodMigrationJobModeReservationFirst, TTL: &metav1.Duration{Duration: 2 * time.Minute}},
+			}
+			_, err := env.koord.SchedulingV1alpha1().PodMigrationJobs().Create(ctx, job, metav1.CreateOptions{})
+			return err
+		}
+		return nil
+	})
 	return c, nil
+}
+
+// reservation returns a Reservation of 200m and 256Mi for the pod of the same name.
+func reservation(name string) *schedv1alpha1.Reservation {
+	return &schedv1alpha1.Reservation{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: schedv1alpha1.ReservationSpec{
+			Template: &corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Namespace: namespace},
+				Spec: corev1.PodSpec{SchedulerName: "koord-scheduler", Containers: []corev1.Container{{Name: "c", Image: "pause",
+					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+						corev1.ResourceCPU: resource.MustParse("200m"), corev1.ResourceMemory: resource.MustParse("256Mi")}}}}},
+			},
+			Owners:       []schedv1alpha1.ReservationOwner{{Object: &corev1.ObjectReference{Kind: "Pod", Namespace: namespace, Name: name}}},
+			TTL:          &metav1.Duration{Duration: 2 * time.Minute},
+			AllocateOnce: ptr.To(true),
+		},
+	}
+}
+
+// reservedPod returns the pod a reservation of the same name is for.
+func reservedPod(name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{"app": "reserved"}},
+		Spec: corev1.PodSpec{SchedulerName: "koord-scheduler", TerminationGracePeriodSeconds: ptr.To[int64](0),
+			Containers: []corev1.Container{{Name: "c", Image: "pause", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU: resource.MustParse("200m"), corev1.ResourceMemory: resource.MustParse("256Mi")}}}}},
+	}
 }
 
 // loop runs f every interval until ctx ends, counting its errors.
@@ -143,10 +216,16 @@ func (c *churn) deleteLater(ctx context.Context, d time.Duration, name string) {
 	})
 }
 
-// stop waits for the loops, which end with the context given to startChurn, and deletes the Deployment.
+// stop waits for the loops, which end with the context given to startChurn, and deletes the Deployment. The
+// PodMigrationJobs stay for the invariants to see them end; cleanUp deletes them.
 func (c *churn) stop(ctx context.Context) {
 	c.wg.Wait()
 	_ = env.kube.AppsV1().Deployments(namespace).Delete(ctx, "web", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)})
+}
+
+// cleanUp deletes the PodMigrationJobs the workload created.
+func (c *churn) cleanUp(ctx context.Context) {
+	_ = env.koord.SchedulingV1alpha1().PodMigrationJobs().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 }
 
 // bePod returns a BE pod on batch resources.
