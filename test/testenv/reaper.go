@@ -32,6 +32,10 @@ import (
 // reaperDirEnv tells a re-executed test binary to act as the reaper of the control plane under that directory.
 const reaperDirEnv = "KOORD_TESTENV_REAPER_DIR"
 
+// reaperKeepEnv tells the reaper to kill the processes but keep the directory (a local cluster keeps its logs
+// when something failed).
+const reaperKeepEnv = "KOORD_TESTENV_REAPER_KEEP"
+
 // reaper is a child process that outlives a crashed test binary: it waits for its stdin to close (which
 // happens when the test process exits for any reason), then kills every process whose command line names
 // the control-plane directory and removes the directory, plus any directory the parent named on stdin (one
@@ -43,12 +47,45 @@ type reaper struct {
 }
 
 func startReaper(dir string) (*reaper, error) {
+	return newReaper(dir, false)
+}
+
+// Reaper kills, when the test process exits for any reason (a panic, a timeout's SIGKILL), every process whose
+// command line names a directory: what a test started and could not stop itself. Stop it when the processes
+// were stopped as they should.
+type Reaper struct{ r *reaper }
+
+// ReapProcesses starts a Reaper of the processes naming dir, which must be directly under the temp directory;
+// the directory itself is kept. The TestMain of the package must call RunReaperIfAsked first.
+func ReapProcesses(dir string) (*Reaper, error) {
+	r, err := newReaper(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Reaper{r: r}, nil
+}
+
+// Stop makes the reaper kill what is left now and waits for it.
+func (r *Reaper) Stop() { r.r.cleanUpNow() }
+
+// RunReaperIfAsked runs the reaper and exits when this test binary was started as one (by ReapProcesses); call
+// it first in TestMain.
+func RunReaperIfAsked() {
+	if isReaper() {
+		runReaper()
+	}
+}
+
+func newReaper(dir string, keepDir bool) (*reaper, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("start reaper: %w", err)
 	}
 	cmd := exec.Command(self)
 	cmd.Env = append(os.Environ(), reaperDirEnv+"="+dir)
+	if keepDir {
+		cmd.Env = append(cmd.Env, reaperKeepEnv+"=1")
+	}
 	// Its own process group: a Ctrl-C to the test must not kill the reaper before it has cleaned up.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, err := cmd.StdinPipe()
@@ -94,6 +131,9 @@ func runReaper() {
 		}
 	}
 	killProcessesNaming(dir)
+	if os.Getenv(reaperKeepEnv) != "" {
+		os.Exit(0)
+	}
 	for _, d := range dirs {
 		if err := os.RemoveAll(d); err != nil {
 			fmt.Fprintf(os.Stderr, "testenv reaper: %v\n", err)

@@ -434,6 +434,16 @@ func (c *Cluster) Kill(name string) error {
 	return nil
 }
 
+// RestartAPIServer kills kube-apiserver with SIGKILL and starts it again with the same flags and certificates,
+// and waits until it serves. Everything else keeps running and must ride it out.
+func (c *Cluster) RestartAPIServer(ctx context.Context) error {
+	if err := c.cp.restartAPIServer(ctx, filepath.Join(c.logDir, "kube-apiserver.log")); err != nil {
+		return err
+	}
+	c.logger.Info("Restarted kube-apiserver after killing it")
+	return nil
+}
+
 // RestartEtcd stops etcd and starts it again on its data, as an etcd restart in a real cluster, and waits until
 // kube-apiserver serves again. Everything else keeps running and must ride it out.
 func (c *Cluster) RestartEtcd(ctx context.Context) error {

@@ -226,6 +226,21 @@ func TestStartStop(t *testing.T) {
 		}
 	})
 
+	t.Run("kube-apiserver restarts under a running cluster", func(t *testing.T) {
+		for range 2 { // envtest's process, then the cluster's own
+			if err := c.RestartAPIServer(ctx); err != nil {
+				t.Fatalf("RestartAPIServer() = %v", err)
+			}
+			kube := kubernetes.NewForConfigOrDie(c.RESTConfig())
+			if _, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err != nil {
+				t.Errorf("list nodes after the kube-apiserver restart: %v", err)
+			}
+		}
+		if err := c.Err(); err != nil {
+			t.Errorf("the cluster failed after the kube-apiserver restarts: %v", err)
+		}
+	})
+
 	t.Run("etcd restarts under a running cluster", func(t *testing.T) {
 		if err := c.RestartEtcd(ctx); err != nil {
 			t.Fatalf("RestartEtcd() = %v", err)

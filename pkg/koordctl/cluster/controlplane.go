@@ -20,10 +20,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -59,6 +63,9 @@ type controlPlane struct {
 	config *rest.Config
 	// kubeconfig is config as a kubeconfig file.
 	kubeconfig []byte
+	// apiserver is kube-apiserver once restartAPIServer replaced envtest's process with one of its own; nil
+	// before.
+	apiserver *process
 }
 
 // startControlPlane starts etcd on etcdPort and kube-apiserver on apiserverPort, both on 127.0.0.1, with their
@@ -144,9 +151,73 @@ func (c *controlPlane) restartEtcd() error {
 	return nil
 }
 
+// restartAPIServer kills kube-apiserver with SIGKILL, as a crash would, and starts the same command line again:
+// the same certificates, users and etcd, its log appended to logPath. envtest's control plane cannot do it: its
+// restart provisions a new CA, which every kubeconfig of the cluster would then fail against.
+func (c *controlPlane) restartAPIServer(ctx context.Context, logPath string) error {
+	var args []string
+	if c.apiserver != nil {
+		args = c.apiserver.args
+		c.apiserver.kill()
+	} else {
+		pid, cmdline, err := findProcess(c.cp.APIServer.Path, c.cp.APIServer.CertDir)
+		if err != nil {
+			return fmt.Errorf("find kube-apiserver: %w", err)
+		}
+		args = cmdline[1:]
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			return fmt.Errorf("kill kube-apiserver: %w", err)
+		}
+		// envtest reaps its child; the process is gone when its /proc entry is.
+		if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+			_, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid)))
+			return errors.Is(err, fs.ErrNotExist), nil
+		}); err != nil {
+			return fmt.Errorf("wait for kube-apiserver %d to exit: %w", pid, err)
+		}
+	}
+	p, err := startProcess("kube-apiserver", c.cp.APIServer.Path, args, logPath, true)
+	if err != nil {
+		return err
+	}
+	c.apiserver = p
+	return waitForDefaultNamespace(ctx, c.config)
+}
+
+// findProcess returns the pid and command line of the process running the binary path with an argument that
+// names dir.
+func findProcess(path, dir string) (int, []string, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(raw) == 0 {
+			continue
+		}
+		args := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
+		if args[0] == path && slices.ContainsFunc(args[1:], func(a string) bool { return strings.Contains(a, dir) }) {
+			return pid, args, nil
+		}
+	}
+	return 0, nil, fmt.Errorf("no process of %s with an argument naming %s", path, dir)
+}
+
 // stop stops kube-apiserver, then etcd, and closes their logs.
 func (c *controlPlane) stop() error {
 	var errs []error
+	if c.apiserver != nil {
+		// Ours, since a restart: stopped before envtest stops etcd (it sees its own process gone).
+		if err := c.apiserver.stop(clock.RealClock{}, stopGrace); err != nil {
+			errs = append(errs, err)
+		}
+		c.apiserver = nil
+	}
 	if c.cp != nil {
 		if err := c.cp.Stop(); err != nil {
 			errs = append(errs, fmt.Errorf("stop etcd and kube-apiserver: %w", err))

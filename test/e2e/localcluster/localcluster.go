@@ -50,6 +50,7 @@ type Suite struct {
 // when a step fails, when the cluster failed while the tests ran, or when it does not stop cleanly. The
 // temporary directory is removed when all went well, else its logs are kept and named.
 func Main(m *testing.M, s Suite) {
+	testenv.RunReaperIfAsked()
 	os.Exit(run(m, s))
 }
 
@@ -68,6 +69,15 @@ func run(m *testing.M, s Suite) (code int) {
 		}
 		fmt.Fprintf(os.Stderr, "the components' logs are kept in %s\n", filepath.Join(tmp, "state", cluster.LogDir))
 	}()
+
+	// Whatever happens to this process (a panic, a timeout's SIGKILL), the cluster's processes do not outlive it:
+	// etcd and kube-apiserver are envtest's children and would.
+	reaper, err := testenv.ReapProcesses(tmp)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "reaper: %v\n", err)
+		return 1
+	}
+	defer reaper.Stop()
 
 	binDir, err := testenv.LocalClusterBinDir(ctx, tmp)
 	if err != nil {
