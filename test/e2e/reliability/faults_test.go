@@ -103,6 +103,7 @@ func faults() []fault {
 			}
 			return 2, errors.Join(errs...)
 		}},
+		{name: "kill -9 kube-apiserver", inject: func(ctx context.Context) (int, error) { return 0, env.c.RestartAPIServer(ctx) }},
 		{name: "etcd restart", inject: func(ctx context.Context) (int, error) { return 0, env.c.RestartEtcd(ctx) }},
 		{name: "kill -9 koord-descheduler", long: true, inject: restart("koord-descheduler")},
 		{name: "kill -9 kube-scheduler and kube-controller-manager", long: true, inject: func(ctx context.Context) (int, error) {
