@@ -274,3 +274,16 @@ func (t *ticker) Stop() {
 	default:
 	}
 }
+
+// skewedClock is the wall clock of a node whose clock is off: base plus the skew its agent was given
+// (Cluster.SetClockSkew), read at each call so that the skew can change while the agent runs.
+type skewedClock struct {
+	base clock.PassiveClock
+	skew *atomic.Int64 // nanoseconds, positive when the node's clock is ahead
+}
+
+// Now implements clock.PassiveClock.
+func (s skewedClock) Now() time.Time { return s.base.Now().Add(time.Duration(s.skew.Load())) }
+
+// Since implements clock.PassiveClock.
+func (s skewedClock) Since(t time.Time) time.Duration { return s.Now().Sub(t) }

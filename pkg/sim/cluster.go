@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -228,6 +229,8 @@ type Cluster struct {
 	gone Counters
 	// wake tells the scheduling loop that the head of the queue may have changed.
 	wake chan struct{}
+	// skews are the clock skews of the nodes' wall clocks (SetClockSkew), by node name, in nanoseconds.
+	skews map[string]*atomic.Int64
 	// predictionMetrics are the collectors every node's prediction records into: one set for all nodes, so
 	// that a node costs no collectors of its own; they are not registered (their gauges hold whichever node
 	// predicted last).
@@ -250,6 +253,7 @@ func NewCluster(kube kubernetes.Interface, koord versioned.Interface, clk *Clock
 		clock: clk,
 		opts:  opts,
 		nodes: map[string]*simNode{},
+		skews: map[string]*atomic.Int64{},
 		wake:  make(chan struct{}, 1),
 
 		predictionMetrics: prediction.NewMetrics(),
@@ -544,6 +548,26 @@ type NodeSnapshot struct {
 	Last Moment
 	// LastReport is when its NodeMetric was last written; zero before.
 	LastReport time.Time
+}
+
+// SetClockSkew sets how far the wall clock of node's agent is off: its reports' status.updateTime is written
+// skew ahead of the real time (behind for a negative skew), as by a koordlet on a node whose clock drifted.
+// Simulated time is unaffected. It may be called before the node appears and while the agents run; 0 sets the
+// clock right again.
+func (c *Cluster) SetClockSkew(node string, skew time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.skew(node).Store(int64(skew))
+}
+
+// skew returns the clock skew of node, creating it (0) when unknown; c.mu must be held.
+func (c *Cluster) skew(node string) *atomic.Int64 {
+	s, ok := c.skews[node]
+	if !ok {
+		s = new(atomic.Int64)
+		c.skews[node] = s
+	}
+	return s
 }
 
 // Snapshot is the state of every simulated node, for reports such as the demo's.

@@ -504,6 +504,47 @@ func TestClusterReportsEveryWallInterval(t *testing.T) {
 	}
 }
 
+// TestClusterClockSkew checks that a node's clock skew moves its reports' updateTime, and not the simulated
+// time of what they report: a clock behind, then ahead, then right again, changed while the agent runs.
+func TestClusterClockSkew(t *testing.T) {
+	nm := nodeMetric("n1")
+	nm.Spec.CollectPolicy = &slov1alpha1.NodeMetricCollectPolicy{ReportIntervalSeconds: ptr.To[int64](4)}
+	c := startClusterAt(t, 1, []runtime.Object{kwokNode("n1", "4", "8Gi", false)}, []runtime.Object{nm},
+		Options{WarmUp: 4 * time.Second, RoundInterval: time.Second})
+	c.waitFor(t, "the first round", allNodes(1, func(n NodeSnapshot) bool { return n.Last.Time.Equal(day) && c.base.HasWaiters() }))
+
+	type report struct {
+		Reports int64
+		Stamp   time.Duration // updateTime, from the real start
+		Moment  time.Duration // the last moment's simulated time, from the start
+	}
+	var got []report
+	for i, skew := range []time.Duration{-10 * time.Minute, 2 * time.Minute, 0} {
+		c.SetClockSkew("n1", skew)
+		c.base.Step(4 * time.Second)
+		s := c.waitFor(t, fmt.Sprintf("report %d", i+1), allNodes(1, func(n NodeSnapshot) bool {
+			return n.Last.Time.Equal(day.Add(time.Duration(i+1)*4*time.Second)) && c.base.HasWaiters()
+		}))
+		obj, err := c.koord.SloV1alpha1().NodeMetrics().Get(t.Context(), "n1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := report{Reports: s.Nodes[0].Reports, Moment: s.Nodes[0].Last.Time.Sub(day)}
+		if u := obj.Status.UpdateTime; u != nil {
+			r.Stamp = u.Sub(realStart)
+		}
+		got = append(got, r)
+	}
+	want := []report{
+		{Reports: 1, Stamp: 4*time.Second - 10*time.Minute, Moment: 4 * time.Second},
+		{Reports: 2, Stamp: 8*time.Second + 2*time.Minute, Moment: 8 * time.Second},
+		{Reports: 3, Stamp: 12 * time.Second, Moment: 12 * time.Second},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reports under clock skew (-want,+got):\n%s", diff)
+	}
+}
+
 func TestReportInterval(t *testing.T) {
 	policy := func(v int64) slov1alpha1.NodeMetricSpec {
 		return slov1alpha1.NodeMetricSpec{CollectPolicy: &slov1alpha1.NodeMetricCollectPolicy{ReportIntervalSeconds: ptr.To(v)}}

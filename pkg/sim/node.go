@@ -160,7 +160,7 @@ func (c *Cluster) newNode(name string, now time.Time) *simNode {
 	n.predict = prediction.NewServer(*c.opts.Prediction, n.src, n.view, prediction.WithClock(c.clock),
 		prediction.WithPodStart(n.podStart), prediction.WithMetrics(c.predictionMetrics))
 	n.report = reporter.New(c.koord, name, n.src, n.view, reporter.WithClock(c.clock), reporter.WithWarmUp(0),
-		reporter.WithStampClock(c.clock.base), reporter.WithPredictor(n.predict))
+		reporter.WithStampClock(skewedClock{base: c.clock.base, skew: c.skew(name)}), reporter.WithPredictor(n.predict))
 	if c.opts.Features.NodeTopologyReport {
 		n.topology = nodetopology.NewReporter(c.koord, name, topologySource{view: n.view}, n.view)
 	}

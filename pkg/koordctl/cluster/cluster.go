@@ -110,6 +110,8 @@ type Cluster struct {
 	wg     sync.WaitGroup
 
 	stopping atomic.Bool
+	// restarts counts the deliberate restarts of etcd or kube-apiserver under way.
+	restarts atomic.Int32
 	failOnce sync.Once
 	failed   chan struct{}
 	failErr  error
@@ -176,7 +178,7 @@ func Start(ctx context.Context, opts Options, progress Progress) (_ *Cluster, re
 			return err
 		}
 		c.wg.Go(func() {
-			watchAPIServer(c.ctx, c.clock, cfg, apiserverWatchInterval, apiserverWatchFailures, func(err error) {
+			watchAPIServer(c.ctx, c.clock, cfg, apiserverWatchInterval, apiserverWatchFailures, c.controlPlaneRestarting, func(err error) {
 				c.fail(fmt.Errorf("%w; last lines of %s:\n%s", err, filepath.Join(c.logDir, "kube-apiserver.log"),
 					tail(filepath.Join(c.logDir, "kube-apiserver.log"), tailLines)))
 			})
@@ -437,6 +439,8 @@ func (c *Cluster) Kill(name string) error {
 // RestartAPIServer kills kube-apiserver with SIGKILL and starts it again with the same flags and certificates,
 // and waits until it serves. Everything else keeps running and must ride it out.
 func (c *Cluster) RestartAPIServer(ctx context.Context) error {
+	c.restarts.Add(1)
+	defer c.restarts.Add(-1)
 	if err := c.cp.restartAPIServer(ctx, filepath.Join(c.logDir, "kube-apiserver.log")); err != nil {
 		return err
 	}
@@ -447,12 +451,18 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 // RestartEtcd stops etcd and starts it again on its data, as an etcd restart in a real cluster, and waits until
 // kube-apiserver serves again. Everything else keeps running and must ride it out.
 func (c *Cluster) RestartEtcd(ctx context.Context) error {
+	c.restarts.Add(1)
+	defer c.restarts.Add(-1)
 	if err := c.cp.restartEtcd(); err != nil {
 		return err
 	}
 	c.logger.Info("Restarted etcd")
-	return waitForDefaultNamespace(ctx, c.cp.config)
+	return waitServing(ctx, c.cp.config)
 }
+
+// controlPlaneRestarting reports whether RestartEtcd or RestartAPIServer is under way: the apiserver watch does
+// not count the failures they cause.
+func (c *Cluster) controlPlaneRestarting() bool { return c.restarts.Load() > 0 }
 
 // startSim runs the simulated node agents in this process and waits until each node has reported once.
 func (c *Cluster) startSim(ctx context.Context, cfg *rest.Config, update func(string)) error {

@@ -133,7 +133,7 @@ func startControlPlane(ctx context.Context, binDir, runDir, logDir string, etcdP
 	if c.kubeconfig, err = kubeconfigFor(c.config); err != nil {
 		return nil, err
 	}
-	if err := waitForDefaultNamespace(ctx, c.config); err != nil {
+	if err := waitServing(ctx, c.config); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -181,7 +181,7 @@ func (c *controlPlane) restartAPIServer(ctx context.Context, logPath string) err
 		return err
 	}
 	c.apiserver = p
-	return waitForDefaultNamespace(ctx, c.config)
+	return waitServing(ctx, c.config)
 }
 
 // findProcess returns the pid and command line of the process running the binary path with an argument that
@@ -246,27 +246,35 @@ func kubeconfigFor(cfg *rest.Config) ([]byte, error) {
 	return data, nil
 }
 
-// waitForDefaultNamespace waits until the apiserver has created the default namespace, its sign that it
-// serves requests.
-func waitForDefaultNamespace(ctx context.Context, cfg *rest.Config) error {
+// servingTimeout bounds how long kube-apiserver may take to serve after a start or a restart.
+const servingTimeout = 2 * time.Minute
+
+// waitServing waits until kube-apiserver serves: /readyz answers 200 (etcd reachable, the post-start hooks
+// done) and the default namespace can be read.
+func waitServing(ctx context.Context, cfg *rest.Config) error {
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("kubernetes client: %w", err)
 	}
 	var last error
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, servingTimeout, true, func(ctx context.Context) (bool, error) {
+		if _, last = kube.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); last != nil {
+			last = fmt.Errorf("/readyz: %w", last)
+			return false, nil
+		}
 		_, last = kube.CoreV1().Namespaces().Get(ctx, corev1.NamespaceDefault, metav1.GetOptions{})
 		return last == nil, nil
 	})
 	if err != nil {
-		return fmt.Errorf("wait for the default namespace: %w", errors.Join(err, last))
+		return fmt.Errorf("wait for kube-apiserver to serve: %w", errors.Join(err, last))
 	}
 	return nil
 }
 
 // watchAPIServer polls /readyz every interval until ctx ends and calls fail once when it has failed
-// failures times in a row: etcd or kube-apiserver has stopped.
-func watchAPIServer(ctx context.Context, clk clock.WithTicker, cfg *rest.Config, interval time.Duration, failures int, fail func(error)) {
+// failures times in a row: etcd or kube-apiserver has stopped. While paused returns true (a deliberate restart
+// of etcd or kube-apiserver), failures are not counted.
+func watchAPIServer(ctx context.Context, clk clock.WithTicker, cfg *rest.Config, interval time.Duration, failures int, paused func() bool, fail func(error)) {
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		fail(fmt.Errorf("kubernetes client: %w", err))
@@ -280,6 +288,10 @@ func watchAPIServer(ctx context.Context, clk clock.WithTicker, cfg *rest.Config,
 		case <-ctx.Done():
 			return
 		case <-t.C():
+		}
+		if paused() {
+			bad = 0
+			continue
 		}
 		rctx, cancel := context.WithTimeout(ctx, interval)
 		_, err := kube.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(rctx)

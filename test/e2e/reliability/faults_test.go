@@ -33,6 +33,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/koord-dev/koord/apis/config/v1alpha1"
+	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/koordctl/check"
 )
 
@@ -105,6 +106,7 @@ func faults() []fault {
 		}},
 		{name: "kill -9 kube-apiserver", inject: func(ctx context.Context) (int, error) { return 0, env.c.RestartAPIServer(ctx) }},
 		{name: "etcd restart", inject: func(ctx context.Context) (int, error) { return 0, env.c.RestartEtcd(ctx) }},
+		{name: "node agents' clocks 2 min ahead and 2 min behind", inject: skewClocks},
 		{name: "kill -9 koord-descheduler", long: true, inject: restart("koord-descheduler")},
 		{name: "kill -9 kube-scheduler and kube-controller-manager", long: true, inject: func(ctx context.Context) (int, error) {
 			return 0, errors.Join(env.c.Restart(ctx, "kube-scheduler"), env.c.Restart(ctx, "kube-controller-manager"))
@@ -113,6 +115,72 @@ func faults() []fault {
 		// Last: the cluster has one node less afterwards.
 		{name: "a node deleted with pods on it", long: true, inject: deleteBusiestNode},
 	}
+}
+
+// clockSkew is the skew skewClocks gives the agents' clocks: well inside the load-aware scheduler's
+// nodeMetricExpirationSeconds (180 s) and koord-manager's degradeTimeMinutes (15 min), the tolerances of the
+// readers of a report's updateTime (docs/reliability.md).
+const clockSkew = 2 * time.Minute
+
+// skewClocks sets the clocks of four node agents off, two ahead and two behind, and checks, for each node,
+// that its reports carry the skewed time, that it keeps its batch capacity, and that koord-scheduler places a
+// BE pod on it; then it sets the clocks right again.
+func skewClocks(ctx context.Context) (int, error) {
+	nodes := env.c.NodeNames()
+	if len(nodes) < 4 {
+		return 0, fmt.Errorf("%d nodes, want at least 4", len(nodes))
+	}
+	skews := map[string]time.Duration{nodes[0]: clockSkew, nodes[1]: clockSkew, nodes[2]: -clockSkew, nodes[3]: -clockSkew}
+	for node, skew := range skews {
+		env.c.Sim().SetClockSkew(node, skew)
+	}
+	defer func() {
+		for node := range skews {
+			env.c.Sim().SetClockSkew(node, 0)
+		}
+	}()
+	checks := 0
+	var errs []error
+	for node, skew := range skews {
+		checks += 3
+		// The next report carries the skew (reports every 5 s).
+		err := waitFor(ctx, time.Minute, "a report of "+node+" stamped "+skew.String()+" off", func(ctx context.Context) (bool, error) {
+			nm, err := env.koord.SloV1alpha1().NodeMetrics().Get(ctx, node, metav1.GetOptions{})
+			if err != nil || nm.Status.UpdateTime == nil {
+				return false, err
+			}
+			off := time.Until(nm.Status.UpdateTime.Time) - skew
+			return off.Abs() < 15*time.Second, nil
+		})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		n, err := env.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if q := n.Status.Allocatable[extension.BatchCPU]; q.IsZero() {
+			errs = append(errs, fmt.Errorf("node %s with its agent's clock %v off has no %s", node, skew, extension.BatchCPU))
+		}
+		pod := bePod("skewed-" + node)
+		pod.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+			}}},
+		}}
+		if _, err := env.kube.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, waitFor(ctx, time.Minute, "a BE pod bound to "+node+" with its agent's clock "+skew.String()+" off", func(ctx context.Context) (bool, error) {
+			p, err := env.kube.CoreV1().Pods(namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+			return err == nil && p.Spec.NodeName == node, err
+		}))
+		_ = env.kube.CoreV1().Pods(namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+	}
+	return checks, errors.Join(errs...)
 }
 
 // deleteBusiestNode deletes the node with the most pods of the Deployment and waits until the Deployment has
