@@ -163,6 +163,23 @@ reliability: bin build ## Inject every fault into a local cluster under churn an
 	KOORD_RELIABILITY_REPORT=$(RELIABILITY_REPORT) $(GO) test $(GOFLAGS) -count=1 -v -timeout=60m -run TestFaults ./test/e2e/reliability/ -args -long
 	@echo "report: $(RELIABILITY_REPORT)"
 
+# `make soak`: how long, on how many nodes, how many simulated days, how many pods a second, where the report
+# goes.
+SOAK_DURATION ?= 30m
+SOAK_NODES ?= 100
+SOAK_DAYS ?= 2
+SOAK_RATE ?= 5
+SOAK_REPORT ?= $(BIN)/soak-report.txt
+# The test's timeout: SOAK_DURATION and the cluster's start and stop.
+SOAK_TIMEOUT ?= 60m
+
+.PHONY: soak
+soak: bin build ## Churn pods on a 100-node local cluster for SOAK_DURATION (SOAK_DAYS simulated) and report memory, apiserver requests per component and scheduling latency (SOAK_REPORT); make test runs a minute of it.
+	@rm -f $(SOAK_REPORT)
+	KOORD_RELIABILITY_REPORT=$(SOAK_REPORT) $(GO) test $(GOFLAGS) -count=1 -v -timeout=$(SOAK_TIMEOUT) -run TestSoak ./test/e2e/reliability/ \
+	  -args -soak=$(SOAK_DURATION) -soak-nodes=$(SOAK_NODES) -soak-days=$(SOAK_DAYS) -soak-rate=$(SOAK_RATE)
+	@echo "report: $(SOAK_REPORT)"
+
 .PHONY: bench
 bench: bin ## Run the Go benchmarks.
 	$(GO) test -run='^$$' -bench=. -benchmem -timeout=60m $(BENCH_FLAGS) ./...

@@ -161,6 +161,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		strings.Join(KnownControllers, ", "), strings.Join(OptInControllers, ", ")))
 	fs.BoolVar(&o.EnableWebhookServer, "enable-webhook-server", o.EnableWebhookServer, "Serve and register the admission webhooks whose feature gates are on.")
 	fs.IntVar(&o.Webhook.Port, "webhook-port", o.Webhook.Port, "Port of the webhook server.")
+	fs.IntVar(&o.Webhook.URLPort, "webhook-url-port", o.Webhook.URLPort, "Port of the URL the webhooks are registered with, when it is not --webhook-port: that of a proxy in front of several replicas outside the cluster. Only with --webhook-host; 0: --webhook-port.")
 	fs.StringVar(&o.Webhook.CertDir, "webhook-cert-dir", o.Webhook.CertDir, "Directory for the webhook serving certificate. Empty: a directory under the system temp directory.")
 	fs.StringVar(&o.Webhook.Host, "webhook-host", o.Webhook.Host, "Register webhooks by URL https://<host>:<port>/<path> instead of by Service (for a manager outside the cluster).")
 	fs.StringVar(&o.Webhook.ServiceNamespace, "webhook-service-namespace", o.Webhook.ServiceNamespace, "Namespace of the webhook Service and certificate Secret.")
@@ -250,6 +251,12 @@ func (o *Options) Validate() error {
 	if o.EnableWebhookServer {
 		if o.Webhook.Port <= 0 || o.Webhook.Port > 65535 {
 			errs = append(errs, fmt.Errorf("--webhook-port: %d is not a port", o.Webhook.Port))
+		}
+		if o.Webhook.URLPort < 0 || o.Webhook.URLPort > 65535 {
+			errs = append(errs, fmt.Errorf("--webhook-url-port: %d is not a port", o.Webhook.URLPort))
+		}
+		if o.Webhook.URLPort != 0 && o.Webhook.Host == "" {
+			errs = append(errs, errors.New("--webhook-url-port needs --webhook-host: webhooks registered by Service use --webhook-service-port"))
 		}
 		if o.Webhook.TimeoutSeconds < 1 || o.Webhook.TimeoutSeconds > 30 {
 			errs = append(errs, fmt.Errorf("--webhook-timeout-seconds: %d is outside 1..30", o.Webhook.TimeoutSeconds))

@@ -85,6 +85,10 @@ func TestValidateOptions(t *testing.T) {
 	}{
 		"defaults are valid": {mutate: func(*Options) {}},
 		"bad webhook port":   {mutate: func(o *Options) { o.Webhook.Port = 70000 }, wantErr: []string{"--webhook-port"}},
+		"bad url port":       {mutate: func(o *Options) { o.Webhook.Host = "127.0.0.1"; o.Webhook.URLPort = 70000 }, wantErr: []string{"--webhook-url-port: 70000"}},
+		"url port without host": {mutate: func(o *Options) { o.Webhook.URLPort = 9443 },
+			wantErr: []string{"--webhook-url-port needs --webhook-host"}},
+		"url port with host": {mutate: func(o *Options) { o.Webhook.Host = "127.0.0.1"; o.Webhook.URLPort = 9443 }},
 		"bad timeout":        {mutate: func(o *Options) { o.Webhook.TimeoutSeconds = 0 }, wantErr: []string{"--webhook-timeout-seconds"}},
 		"no service, no host": {mutate: func(o *Options) { o.Webhook.ServiceName = "" },
 			wantErr: []string{"--webhook-host and --webhook-service-name"}},

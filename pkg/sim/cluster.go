@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -284,7 +285,11 @@ func NewClusterForConfig(cfg *rest.Config, clk *Clock, opts Options) (*Cluster, 
 	d := opts.withDefaults()
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = d.QPS, d.Burst
-	cfg = rest.AddUserAgent(cfg, Component)
+	// The node agents are a client of their own whichever program runs them: "koord-sim/<version> (<os>/<arch>)
+	// kubernetes/<commit>", as a koordlet is "koordlet/...", so that the apiserver's audit log and metrics tell
+	// their requests apart.
+	_, version, _ := strings.Cut(rest.DefaultKubernetesUserAgent(), "/")
+	cfg.UserAgent = Component + "/" + version
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)

@@ -21,9 +21,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,6 +76,21 @@ type Ports struct {
 	DefaultScheduler int
 	// Descheduler serves koord-descheduler's /healthz, /readyz and /metrics.
 	Descheduler int
+	// ManagerReplicas are the ports of each koord-manager replica, in the order of Replicas: with one replica,
+	// Webhook and ManagerHealth; with more, Webhook is the port of the proxy in front of their webhook ports
+	// and ManagerHealth the first replica's.
+	ManagerReplicas []ReplicaPorts
+	// SchedulerReplicas are the secure ports of each koord-scheduler replica, in the order of Replicas; the
+	// first is Scheduler.
+	SchedulerReplicas []int
+}
+
+// ReplicaPorts are the ports of one koord-manager replica.
+type ReplicaPorts struct {
+	// Webhook is its webhook server.
+	Webhook int
+	// Health serves its /healthz and /readyz.
+	Health int
 }
 
 // apiserverWatch is how often, and how many times in a row, /readyz must fail before the control plane counts
@@ -102,6 +119,10 @@ type Cluster struct {
 	// procs are the components running as child processes, in start order; Restart replaces one.
 	procsMu sync.Mutex
 	procs   []*process
+	// exits counts, per replica, the times it exited on its own and was started again.
+	exits map[string]int
+	// proxy stands for the webhook Service in front of koord-manager's replicas, when there are several.
+	proxy *tcpProxy
 
 	// ctx bounds the goroutines of the running cluster (process monitors, the apiserver watch, the simulated
 	// agents); cancel ends them.
@@ -138,6 +159,7 @@ func Start(ctx context.Context, opts Options, progress Progress) (_ *Cluster, re
 		clock:    clock.RealClock{},
 		logger:   klog.FromContext(ctx),
 		failed:   make(chan struct{}),
+		exits:    map[string]int{},
 	}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	defer func() {
@@ -161,7 +183,7 @@ func Start(ctx context.Context, opts Options, progress Progress) (_ *Cluster, re
 
 	var cfg *rest.Config
 	if err := c.step("Control plane: etcd and kube-apiserver", func(func(string)) error {
-		cp, err := startControlPlane(ctx, c.opts.BinDir, c.runDir, c.logDir, c.ports.Etcd, c.ports.APIServer)
+		cp, err := startControlPlane(ctx, c.opts.BinDir, c.runDir, c.logDir, c.ports.Etcd, c.ports.APIServer, c.opts.AuditLog)
 		if err != nil {
 			return err
 		}
@@ -260,7 +282,7 @@ type inputs struct {
 // there, resolves the ports and reads the files the later steps need.
 func (c *Cluster) preflight() (in inputs, err error) {
 	o := &c.opts
-	for _, p := range []*string{&o.BinDir, &o.StateDir, &o.KubeconfigOut, &o.ConfigDir, &o.KWOKStages, &o.SchedulerConfig, &o.DeschedulerConfig} {
+	for _, p := range []*string{&o.BinDir, &o.StateDir, &o.KubeconfigOut, &o.AuditLog, &o.ConfigDir, &o.KWOKStages, &o.SchedulerConfig, &o.DeschedulerConfig} {
 		if *p == "" {
 			continue
 		}
@@ -334,7 +356,7 @@ func (c *Cluster) preflight() (in inputs, err error) {
 		return inputs{}, err
 	}
 
-	ports, err := preflight.ResolvePorts([]preflight.Port{
+	want := []preflight.Port{
 		{Flag: "--apiserver-port", Host: "127.0.0.1", Port: o.APIServerPort},
 		{Flag: "--etcd-port", Host: "127.0.0.1", Port: o.EtcdPort},
 		{Flag: "--webhook-port", Host: "", Port: o.WebhookPort},
@@ -343,24 +365,56 @@ func (c *Cluster) preflight() (in inputs, err error) {
 		{Flag: "--controller-manager-port", Host: "127.0.0.1", Port: o.ControllerManagerPort},
 		{Flag: "--default-scheduler-port", Host: "127.0.0.1", Port: o.DefaultSchedulerPort},
 		{Flag: "--descheduler-port", Host: "127.0.0.1", Port: o.DeschedulerPort},
-	})
+	}
+	// With several replicas, each has ports of its own (free ones), and --webhook-port is the proxy's.
+	n := o.replicas()
+	if n > 1 {
+		for r := range n {
+			name := replicaName(managerName, r)
+			want = append(want, preflight.Port{Flag: name + " webhook port", Host: ""})
+			if r > 0 {
+				want = append(want,
+					preflight.Port{Flag: name + " health port", Host: "127.0.0.1"},
+					preflight.Port{Flag: replicaName(schedulerName, r) + " secure port", Host: "127.0.0.1"})
+			}
+		}
+	}
+	ports, err := preflight.ResolvePorts(want)
 	if err != nil {
 		return inputs{}, err
 	}
 	c.ports = Ports{
 		APIServer: ports[0], Etcd: ports[1], Webhook: ports[2], ManagerHealth: ports[3], Scheduler: ports[4],
 		ControllerManager: ports[5], DefaultScheduler: ports[6], Descheduler: ports[7],
+		ManagerReplicas:   []ReplicaPorts{{Webhook: ports[2], Health: ports[3]}},
+		SchedulerReplicas: []int{ports[4]},
+	}
+	if n > 1 {
+		extra := ports[8:]
+		c.ports.ManagerReplicas[0].Webhook = extra[0]
+		for r := 1; r < n; r++ {
+			k := 1 + (r-1)*3
+			c.ports.ManagerReplicas = append(c.ports.ManagerReplicas, ReplicaPorts{Webhook: extra[k], Health: extra[k+1]})
+			c.ports.SchedulerReplicas = append(c.ports.SchedulerReplicas, extra[k+2])
+		}
 	}
 	return in, nil
 }
 
-// startProcess starts the binary name of the bin directory with its log in the log directory, and watches it:
-// if it exits while the cluster runs, the cluster fails.
+// startProcess starts the binary name of the bin directory as the component name, with its log in the log
+// directory, and watches it: if it exits while the cluster runs, the cluster fails.
 func (c *Cluster) startProcess(ctx context.Context, name string, args []string) (*process, error) {
-	p, err := startProcess(name, filepath.Join(c.opts.BinDir, name), args, filepath.Join(c.logDir, name+".log"), false)
+	return c.startBinary(ctx, name, name, args, false)
+}
+
+// startBinary starts the binary of the bin directory as the component name, with its log in the log directory,
+// and watches it: if it exits while the cluster runs, the cluster fails, or, for a replica, starts it again.
+func (c *Cluster) startBinary(ctx context.Context, name, binary string, args []string, replica bool) (*process, error) {
+	p, err := startProcess(name, filepath.Join(c.opts.BinDir, binary), args, filepath.Join(c.logDir, name+".log"), false)
 	if err != nil {
 		return nil, err
 	}
+	p.replica, p.started = replica, c.clock.Now()
 	c.procsMu.Lock()
 	c.procs = append(c.procs, p)
 	c.procsMu.Unlock()
@@ -369,17 +423,156 @@ func (c *Cluster) startProcess(ctx context.Context, name string, args []string) 
 	return p, nil
 }
 
-// watch fails the cluster when p exits while the cluster runs, unless p was killed on purpose.
+// watch fails the cluster when p exits while the cluster runs, unless p was killed on purpose or is a replica,
+// which is started again.
 func (c *Cluster) watch(p *process) {
 	c.wg.Go(func() {
 		select {
 		case <-p.done:
-			if !p.killed.Load() {
+			switch {
+			case p.killed.Load():
+			case p.replica:
+				c.restartExited(p)
+			default:
 				c.fail(p.exitError())
 			}
 		case <-c.ctx.Done():
 		}
 	})
+}
+
+// Restarts of a replica that exits on its own: after replicaRestartDelay, as a kubelet's first crash back-off;
+// an exit within replicaCrashWindow of the start counts towards a crash loop, and maxReplicaCrashes of those in
+// a row fail the cluster.
+const (
+	replicaRestartDelay = time.Second
+	replicaCrashWindow  = 30 * time.Second
+	maxReplicaCrashes   = 3
+)
+
+// restartExited starts the replica p again after it exited on its own: a replica that loses its leader lease
+// exits by design (controller-runtime and kube-scheduler do), and its Deployment would start it again. A
+// replica that keeps exiting soon after its start fails the cluster.
+func (c *Cluster) restartExited(p *process) {
+	c.logger.Info("A replica exited; starting it again as its Deployment would", "component", p.name, "pid", p.pid(),
+		"exit", p.waitErr, "ranFor", c.clock.Since(p.started).Round(time.Millisecond))
+	crashes := p.crashes
+	if c.clock.Since(p.started) < replicaCrashWindow {
+		crashes++
+	} else {
+		crashes = 0
+	}
+	if crashes >= maxReplicaCrashes {
+		c.fail(fmt.Errorf("%w (it exited %d times in a row within %s of its start)", p.exitError(), crashes, replicaCrashWindow))
+		return
+	}
+	select {
+	case <-c.ctx.Done():
+		return
+	case <-c.clock.After(replicaRestartDelay):
+	}
+	c.procsMu.Lock()
+	defer c.procsMu.Unlock()
+	i := slices.Index(c.procs, p)
+	if i < 0 || c.ctx.Err() != nil {
+		return // Restart replaced it, or the cluster stops
+	}
+	np, err := startProcess(p.name, p.path, p.args, p.logPath, true)
+	if err != nil {
+		c.fail(fmt.Errorf("start %s again after it exited: %w", p.name, err))
+		return
+	}
+	np.replica, np.ready, np.crashes, np.started = true, p.ready, crashes, c.clock.Now()
+	c.procs[i] = np
+	c.exits[p.name]++
+	c.logger.Info("Started a replica again", "component", p.name, "pid", np.pid(), "exits", c.exits[p.name])
+	c.watch(np)
+}
+
+// Exits returns how many times the replica name exited on its own and was started again.
+func (c *Cluster) Exits(name string) int {
+	c.procsMu.Lock()
+	defer c.procsMu.Unlock()
+	return c.exits[name]
+}
+
+// Component names of the replicated components; replica r > 0 of component x is x-(r+1).
+const (
+	managerName   = "koord-manager"
+	schedulerName = "koord-scheduler"
+)
+
+// replicaName names replica r (from 0) of component: the component's name for the first, then name-2, name-3.
+func replicaName(component string, r int) string {
+	if r == 0 {
+		return component
+	}
+	return fmt.Sprintf("%s-%d", component, r+1)
+}
+
+// Replicas returns the names of the replicas of component (koord-manager or koord-scheduler), in order; for
+// any other component of Components, its own name.
+func (c *Cluster) Replicas(component string) []string {
+	c.procsMu.Lock()
+	defer c.procsMu.Unlock()
+	var names []string
+	for _, p := range c.procs {
+		if p.name == component || strings.HasPrefix(p.name, component+"-") && p.replica {
+			names = append(names, p.name)
+		}
+	}
+	return names
+}
+
+// leaseAcquired is what client-go's leader election logs when a replica becomes the leader.
+const leaseAcquired = "Successfully acquired lease"
+
+// Leader returns the replica of component that leads: the only one when the component has one replica (it
+// runs without leader election), else the running replica whose log says it acquired the lease since it
+// started. It fails when no running replica leads (yet), or more than one claims to.
+func (c *Cluster) Leader(component string) (string, error) {
+	names := c.Replicas(component)
+	switch len(names) {
+	case 0:
+		return "", fmt.Errorf("leader of %s: not a component of the cluster (it has %v)", component, c.Components())
+	case 1:
+		return names[0], nil
+	}
+	c.procsMu.Lock()
+	procs := slices.DeleteFunc(slices.Clone(c.procs), func(p *process) bool { return !slices.Contains(names, p.name) || p.exited() })
+	c.procsMu.Unlock()
+	var leaders []string
+	for _, p := range procs {
+		ok, err := p.logContains(leaseAcquired)
+		if err != nil {
+			return "", fmt.Errorf("leader of %s: read the log of %s: %w", component, p.name, err)
+		}
+		if ok {
+			leaders = append(leaders, p.name)
+		}
+	}
+	switch len(leaders) {
+	case 0:
+		return "", fmt.Errorf("leader of %s: none of the running replicas %v has acquired the lease", component, names)
+	case 1:
+		return leaders[0], nil
+	default:
+		return "", fmt.Errorf("leader of %s: %v all say they acquired the lease since they started", component, leaders)
+	}
+}
+
+// PIDs returns the process id of every running process of the cluster by component name: etcd,
+// kube-apiserver, and those of Components (each replica by its name). The node agents run in this process.
+func (c *Cluster) PIDs() map[string]int {
+	pids := c.cp.pids()
+	c.procsMu.Lock()
+	defer c.procsMu.Unlock()
+	for _, p := range c.procs {
+		if !p.exited() {
+			pids[p.name] = p.pid()
+		}
+	}
+	return pids
 }
 
 // Components returns the names of the components that run as child processes, in the order they started.
@@ -411,6 +604,7 @@ func (c *Cluster) Restart(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("restart %s: %w", name, err)
 	}
+	p.replica, p.started = old.replica, c.clock.Now()
 	c.procsMu.Lock()
 	c.procs[i] = p
 	c.procsMu.Unlock()
@@ -617,6 +811,11 @@ func (c *Cluster) stop() error {
 	for i := len(procs) - 1; i >= 0; i-- {
 		if err := procs[i].stop(c.clock, stopGrace); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	if c.proxy != nil {
+		if err := c.proxy.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			errs = append(errs, fmt.Errorf("stop the webhook proxy: %w", err))
 		}
 	}
 	if c.cp != nil {

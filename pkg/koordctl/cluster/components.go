@@ -42,17 +42,22 @@ import (
 const componentStartTimeout = 2 * time.Minute
 
 // managerArgs are koord-manager's flags in a local cluster: the administrator kubeconfig, webhooks registered
-// by URL on 127.0.0.1, no leader election, no metrics endpoint, probes on 127.0.0.1.
-func managerArgs(kubeconfig, certDir string, webhookPort, healthPort int, extra []string) []string {
-	return append([]string{
+// by URL on 127.0.0.1 (at urlPort, a proxy's, when it is not 0), no metrics endpoint, probes on 127.0.0.1, and
+// leader election only when several replicas run.
+func managerArgs(kubeconfig, certDir string, webhookPort, urlPort, healthPort int, leaderElect bool, extra []string) []string {
+	args := []string{
 		"--kubeconfig=" + kubeconfig,
 		"--webhook-host=127.0.0.1",
 		"--webhook-port=" + strconv.Itoa(webhookPort),
 		"--webhook-cert-dir=" + certDir,
-		"--leader-elect=false",
+		"--leader-elect=" + strconv.FormatBool(leaderElect),
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=" + net.JoinHostPort("127.0.0.1", strconv.Itoa(healthPort)),
-	}, extra...)
+	}
+	if urlPort != 0 {
+		args = append(args, "--webhook-url-port="+strconv.Itoa(urlPort))
+	}
+	return append(args, extra...)
 }
 
 // schedulerArgs are koord-scheduler's flags in a local cluster: its configuration, secure serving on
@@ -71,6 +76,12 @@ func schedulerArgs(config, kubeconfig, certDir string, port int) []string {
 // SchedulerConfig returns the KubeSchedulerConfiguration data with clientConnection.kubeconfig set to
 // kubeconfig and leader election off, for a scheduler outside the cluster that is the only one.
 func SchedulerConfig(data []byte, kubeconfig string) ([]byte, error) {
+	return schedulerConfig(data, kubeconfig, false)
+}
+
+// schedulerConfig returns the KubeSchedulerConfiguration data with clientConnection.kubeconfig set to
+// kubeconfig, and leader election as the file has it when leaderElect (for several replicas), else off.
+func schedulerConfig(data []byte, kubeconfig string, leaderElect bool) ([]byte, error) {
 	var cfg map[string]any
 	if err := yaml.Unmarshal(data, &cfg); err != nil {
 		return nil, fmt.Errorf("decode scheduler configuration: %w", err)
@@ -81,7 +92,17 @@ func SchedulerConfig(data []byte, kubeconfig string) ([]byte, error) {
 	if v, _ := cfg["apiVersion"].(string); v != "kubescheduler.config.k8s.io/v1" {
 		return nil, fmt.Errorf("scheduler configuration: apiVersion is %q, want kubescheduler.config.k8s.io/v1", v)
 	}
-	runAlone(cfg, kubeconfig)
+	if leaderElect {
+		le, _ := cfg["leaderElection"].(map[string]any)
+		if le == nil {
+			le = map[string]any{}
+		}
+		le["leaderElect"] = true
+		cfg["leaderElection"] = le
+		setKubeconfig(cfg, kubeconfig)
+	} else {
+		runAlone(cfg, kubeconfig)
+	}
 	out, err := yaml.Marshal(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("encode scheduler configuration: %w", err)
@@ -99,6 +120,11 @@ func runAlone(cfg map[string]any, kubeconfig string) {
 	}
 	le["leaderElect"] = false
 	cfg["leaderElection"] = le
+	setKubeconfig(cfg, kubeconfig)
+}
+
+// setKubeconfig sets clientConnection.kubeconfig in a component configuration of the kube-scheduler kind.
+func setKubeconfig(cfg map[string]any, kubeconfig string) {
 	cc, _ := cfg["clientConnection"].(map[string]any)
 	if cc == nil {
 		cc = map[string]any{}
@@ -252,34 +278,61 @@ func (c *Cluster) waitReady(ctx context.Context, p *process, probes ...probe) er
 	}
 }
 
-// startManager starts koord-manager and waits until it is ready and its webhooks are registered.
+// startManager starts koord-manager's replicas and waits until each is ready and the webhooks are registered.
+// With several replicas, a proxy on the webhook port stands for the webhook Service in front of them.
 func (c *Cluster) startManager(ctx context.Context, kube kubernetes.Interface) error {
-	args := managerArgs(c.kubeconfigPath, filepath.Join(c.runDir, "koord-manager"), c.ports.Webhook, c.ports.ManagerHealth, c.opts.ManagerArgs)
-	p, err := c.startProcess(ctx, "koord-manager", args)
-	if err != nil {
-		return err
+	n := c.opts.replicas()
+	urlPort := 0
+	if n > 1 {
+		backends := make([]string, n)
+		for r, ports := range c.ports.ManagerReplicas {
+			backends[r] = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports.Webhook))
+		}
+		proxy, err := startTCPProxy(net.JoinHostPort("127.0.0.1", strconv.Itoa(c.ports.Webhook)), backends)
+		if err != nil {
+			return fmt.Errorf("webhook proxy for %d koord-manager replicas: %w", n, err)
+		}
+		c.proxy, urlPort = proxy, c.ports.Webhook
 	}
-	ready := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(c.ports.ManagerHealth)) + "/readyz"
-	return c.waitReady(ctx, p, httpProbe(ready), webhookConfigurationsProbe(kube))
+	for r, ports := range c.ports.ManagerReplicas {
+		name := replicaName(managerName, r)
+		args := managerArgs(c.kubeconfigPath, filepath.Join(c.runDir, name), ports.Webhook, urlPort, ports.Health, n > 1, c.opts.ManagerArgs)
+		p, err := c.startBinary(ctx, name, managerName, args, n > 1)
+		if err != nil {
+			return err
+		}
+		ready := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(ports.Health)) + "/readyz"
+		if err := c.waitReady(ctx, p, httpProbe(ready), webhookConfigurationsProbe(kube)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// startScheduler writes koord-scheduler's configuration, starts it and waits until /healthz answers.
+// startScheduler writes koord-scheduler's configuration, starts its replicas and waits until each answers
+// /healthz.
 func (c *Cluster) startScheduler(ctx context.Context, base []byte) error {
-	data, err := SchedulerConfig(base, c.kubeconfigPath)
+	n := c.opts.replicas()
+	data, err := schedulerConfig(base, c.kubeconfigPath, n > 1)
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(c.runDir, "koord-scheduler.yaml")
+	path := filepath.Join(c.runDir, schedulerName+".yaml")
 	if err := writeFile(path, data, 0o600); err != nil {
 		return err
 	}
-	args := schedulerArgs(path, c.kubeconfigPath, filepath.Join(c.runDir, "koord-scheduler"), c.ports.Scheduler)
-	p, err := c.startProcess(ctx, "koord-scheduler", args)
-	if err != nil {
-		return err
+	for r, port := range c.ports.SchedulerReplicas {
+		name := replicaName(schedulerName, r)
+		p, err := c.startBinary(ctx, name, schedulerName, schedulerArgs(path, c.kubeconfigPath, filepath.Join(c.runDir, name), port), n > 1)
+		if err != nil {
+			return err
+		}
+		healthz := "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) + "/healthz"
+		if err := c.waitReady(ctx, p, httpProbe(healthz)); err != nil {
+			return err
+		}
 	}
-	healthz := "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(c.ports.Scheduler)) + "/healthz"
-	return c.waitReady(ctx, p, httpProbe(healthz))
+	return nil
 }
 
 // startDescheduler writes koord-descheduler's configuration, starts it and waits until /readyz answers.

@@ -70,7 +70,10 @@ type controlPlane struct {
 
 // startControlPlane starts etcd on etcdPort and kube-apiserver on apiserverPort, both on 127.0.0.1, with their
 // data under runDir, and provisions the administrator user.
-func startControlPlane(ctx context.Context, binDir, runDir, logDir string, etcdPort, apiserverPort int) (_ *controlPlane, retErr error) {
+//
+// With auditLog set, kube-apiserver writes the metadata of every request to that file, one JSON event per line
+// once the response is complete (auditPolicy).
+func startControlPlane(ctx context.Context, binDir, runDir, logDir string, etcdPort, apiserverPort int, auditLog string) (_ *controlPlane, retErr error) {
 	c := &controlPlane{}
 	defer func() {
 		if retErr != nil {
@@ -120,6 +123,17 @@ func startControlPlane(ctx context.Context, binDir, runDir, logDir string, etcdP
 	// no ServiceAccount tokens, which the ServiceAccount plugin would add to every pod (envtest turns it off
 	// too).
 	apiserver.Configure().Set("disable-admission-plugins", "ServiceAccount", "TaintNodesByCondition")
+	if auditLog != "" {
+		policy := filepath.Join(certDir, "audit-policy.yaml")
+		if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+			return nil, fmt.Errorf("write the audit policy: %w", err)
+		}
+		apiserver.Configure().
+			Set("audit-policy-file", policy).
+			Set("audit-log-path", auditLog).
+			Set("audit-log-format", "json").
+			Set("audit-log-maxsize", "0")
+	}
 	c.cp = &envtest.ControlPlane{Etcd: etcd, APIServer: apiserver}
 	if err := c.cp.Start(); err != nil {
 		return nil, fmt.Errorf("start etcd and kube-apiserver (logs in %s): %w", logDir, err)
@@ -137,6 +151,29 @@ func startControlPlane(ctx context.Context, binDir, runDir, logDir string, etcdP
 		return nil, err
 	}
 	return c, nil
+}
+
+// auditPolicy records the metadata of every request (who, verb, resource, response code; no bodies) once,
+// when its response is complete, so that each line of the audit log is one request.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived", "ResponseStarted"]
+rules:
+  - level: Metadata
+`
+
+// pids returns the process ids of etcd and kube-apiserver, by name; a process not found is left out.
+func (c *controlPlane) pids() map[string]int {
+	pids := map[string]int{}
+	if c.apiserver != nil && !c.apiserver.exited() {
+		pids["kube-apiserver"] = c.apiserver.pid()
+	} else if pid, _, err := findProcess(c.cp.APIServer.Path, c.cp.APIServer.CertDir); err == nil {
+		pids["kube-apiserver"] = pid
+	}
+	if pid, _, err := findProcess(c.cp.Etcd.Path, c.cp.Etcd.DataDir); err == nil {
+		pids["etcd"] = pid
+	}
+	return pids
 }
 
 // restartEtcd stops etcd (SIGTERM) and starts it again on the same data directory and port; kube-apiserver

@@ -216,6 +216,23 @@ func TestSchedulerConfig(t *testing.T) {
 		t.Errorf("profiles changed (-want,+got):\n%s", diff)
 	}
 
+	// Several replicas elect a leader through the Lease the file names.
+	out, err = schedulerConfig(base, "/state/kubeconfig", true)
+	if err != nil {
+		t.Fatalf("schedulerConfig(leaderElect) = %v", err)
+	}
+	var replicated map[string]any
+	if err := yaml.Unmarshal(out, &replicated); err != nil {
+		t.Fatal(err)
+	}
+	wantLE := map[string]any{"leaderElect": true, "resourceName": "koord-scheduler", "resourceNamespace": "koordinator-system"}
+	if diff := cmp.Diff(wantLE, replicated["leaderElection"]); diff != "" {
+		t.Errorf("leaderElection with replicas (-want,+got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"kubeconfig": "/state/kubeconfig"}, replicated["clientConnection"]); diff != "" {
+		t.Errorf("clientConnection with replicas (-want,+got):\n%s", diff)
+	}
+
 	for name, tc := range map[string]struct {
 		data    string
 		wantMsg string

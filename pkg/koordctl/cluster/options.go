@@ -51,6 +51,8 @@ const (
 	DefaultReportInterval = 10 * time.Second
 	// MaxNodes bounds --nodes: every node gets its own /24 pod CIDR under 10.0.0.0/8.
 	MaxNodes = 10000
+	// MaxReplicas bounds --replicas: more replicas than three add nothing a local cluster can show.
+	MaxReplicas = 3
 )
 
 // Default node capacity.
@@ -123,6 +125,17 @@ type Options struct {
 	// Mid are colocation-config's mid settings in the slo-controller-config; unset fields keep the file's.
 	Mid MidSettings
 
+	// Replicas is how many replicas of koord-manager and koord-scheduler run, 1..MaxReplicas (0 counts as 1).
+	// With more than one they elect their leaders through Leases in koordinator-system, as in a real cluster; a
+	// proxy on WebhookPort stands for the webhook Service and spreads the apiserver's calls over the manager
+	// replicas; and a replica that exits is started again, as its Deployment would.
+	Replicas int
+
+	// AuditLog, when set, is a file kube-apiserver writes its audit log to: the metadata of every request (user,
+	// user agent, verb, resource, response code), one JSON event per line, to see which component asks what of
+	// the apiserver and how often. It is not removed on Stop.
+	AuditLog string
+
 	// ManagerArgs are extra flags for koord-manager, after those the cluster sets.
 	ManagerArgs []string
 	// SchedulerConfig, when set, is a KubeSchedulerConfiguration file used instead of
@@ -164,6 +177,7 @@ func DefaultOptions() Options {
 		NodePods:       DefaultNodePods,
 		Speed:          1,
 		ReportInterval: DefaultReportInterval,
+		Replicas:       1,
 		SimFeatures:    features.ResolveKoordlet(features.NewKoordletGate()),
 
 		DeschedulerLowNodeLoad: true,
@@ -209,6 +223,9 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("%s: %d is not a port (0 picks a free one)", p.flag, p.port))
 		}
 	}
+	if o.Replicas < 0 || o.Replicas > MaxReplicas {
+		errs = append(errs, fmt.Errorf("--replicas: %d is outside 1..%d", o.Replicas, MaxReplicas))
+	}
 	if math.IsNaN(o.Speed) || math.IsInf(o.Speed, 0) || o.Speed <= 0 || o.Speed > 3600 {
 		errs = append(errs, fmt.Errorf("--speed: %v is outside (0, 3600] (1 is real time, 60 a simulated minute per second)", o.Speed))
 	}
@@ -228,3 +245,6 @@ func (o *Options) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// replicas returns how many replicas of koord-manager and koord-scheduler run.
+func (o *Options) replicas() int { return max(1, o.Replicas) }

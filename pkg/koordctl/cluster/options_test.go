@@ -35,6 +35,7 @@ func TestOptionsValidate(t *testing.T) {
 		"largest cluster, fixed ports": {
 			tc: func(o *Options) {
 				o.Nodes, o.APIServerPort, o.SchedulerPort, o.Speed, o.DegradeTime = MaxNodes, 6443, 65535, 3600, 5*time.Minute
+				o.Replicas = MaxReplicas
 			},
 		},
 		"empty paths": {
@@ -59,6 +60,14 @@ func TestOptionsValidate(t *testing.T) {
 		"ports": {
 			tc:   func(o *Options) { o.APIServerPort, o.WebhookPort = -1, 65536 },
 			want: []string{"--apiserver-port: -1 is not a port (0 picks a free one)", "--webhook-port: 65536 is not a port (0 picks a free one)"},
+		},
+		"replicas": {
+			tc:   func(o *Options) { o.Replicas = MaxReplicas + 1 },
+			want: []string{"--replicas: 4 is outside 1..3"},
+		},
+		"negative replicas": {
+			tc:   func(o *Options) { o.Replicas = -1 },
+			want: []string{"--replicas: -1 is outside 1..3"},
 		},
 		"speed": {
 			tc:   func(o *Options) { o.Speed = math.NaN() },

@@ -18,6 +18,7 @@ package cluster
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -50,6 +51,15 @@ type process struct {
 	logFile *os.File
 	// ready are the checks that tell the process is ready, as its start waited for them.
 	ready []probe
+	// replica marks a replica of a component that elects a leader: when it exits on its own, the cluster starts
+	// it again instead of failing, as its Deployment would.
+	replica bool
+	// crashes counts the exits in a row of the replica's earlier processes soon after their start.
+	crashes int
+	// started is when the process started, by the cluster's clock (set by the cluster); logStart is the size
+	// its log had then, where its own lines begin.
+	started  time.Time
+	logStart int64
 	// killed is set before the process is killed on purpose (Cluster.Restart), so that its exit does not fail
 	// the cluster.
 	killed atomic.Bool
@@ -62,8 +72,12 @@ type process struct {
 // component is restarted, else replacing what was there).
 func startProcess(name, path string, args []string, logPath string, appendLog bool) (*process, error) {
 	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	var logStart int64
 	if appendLog {
 		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+		if info, err := os.Stat(logPath); err == nil {
+			logStart = info.Size()
+		}
 	}
 	logFile, err := os.OpenFile(logPath, flags, 0o644)
 	if err != nil {
@@ -76,7 +90,10 @@ func startProcess(name, path string, args []string, logPath string, appendLog bo
 		_ = logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &process{name: name, path: path, args: args, cmd: cmd, logPath: logPath, logFile: logFile, done: make(chan struct{})}
+	p := &process{
+		name: name, path: path, args: args, cmd: cmd, logPath: logPath, logFile: logFile,
+		logStart: logStart, done: make(chan struct{}),
+	}
 	go func() {
 		p.waitErr = cmd.Wait()
 		_ = logFile.Close()
@@ -133,6 +150,35 @@ func (p *process) kill() {
 	p.killed.Store(true)
 	_ = syscall.Kill(-p.pid(), syscall.SIGKILL)
 	<-p.done
+}
+
+// logContains reports whether the process's own lines of its log (those since it started) contain s.
+func (p *process) logContains(s string) (bool, error) {
+	f, err := os.Open(p.logPath)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = f.Close() }()
+	if _, err := f.Seek(p.logStart, io.SeekStart); err != nil {
+		return false, err
+	}
+	// Read in windows that overlap by len(s), so that a match across two windows is found.
+	buf := make([]byte, 1<<20)
+	keep := 0
+	for {
+		n, err := io.ReadFull(f, buf[keep:])
+		if bytes.Contains(buf[:keep+n], []byte(s)) {
+			return true, nil
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return false, nil
+			}
+			return false, err
+		}
+		keep = min(len(s), keep+n)
+		copy(buf, buf[len(buf)-keep:])
+	}
 }
 
 // tail returns the last n lines of the file at path, or a note saying why it cannot.

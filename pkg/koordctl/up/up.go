@@ -91,6 +91,8 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.DeschedulerConfig, "descheduler-config", o.DeschedulerConfig, "A DeschedulerConfiguration file for koord-descheduler instead of config/descheduler/koord-descheduler-config.yaml.")
 	fs.BoolVar(&o.DeschedulerLowNodeLoad, "descheduler-low-node-load", o.DeschedulerLowNodeLoad, "Enable LowNodeLoad in every koord-descheduler profile, so that pods move off nodes above the high usage thresholds (the shipped configuration, like Koordinator's, has it off).")
 	fs.IntVar(&o.DeschedulerPort, "descheduler-port", o.DeschedulerPort, "koord-descheduler's /healthz, /readyz and /metrics port on 127.0.0.1; 0 picks a free one.")
+	fs.StringVar(&o.AuditLog, "audit-log", o.AuditLog, "Write kube-apiserver's audit log (the metadata of every request: user agent, verb, resource, code; one JSON line each) to this file, to see which component asks what of the apiserver. Kept on stop. Empty: none.")
+	fs.IntVar(&o.Replicas, "replicas", o.Replicas, fmt.Sprintf("Replicas of koord-manager and koord-scheduler, 1..%d. With more than one they elect leaders as in a real cluster, a proxy on --webhook-port spreads webhook calls over the manager replicas, and a replica that exits is started again.", cluster.MaxReplicas))
 	fs.BoolVar(&o.Clean, "clean", o.Clean, "Also remove the logs when the cluster stops.")
 	fs.IntVar(&f.Verbosity, "v", f.Verbosity, "Verbosity of koordctl's own log (<state-dir>/logs/koordctl.log).")
 	gates := pflag.NewFlagSet("", pflag.ContinueOnError)

@@ -55,6 +55,8 @@ func TestClusterOptions(t *testing.T) {
 		StateDir, Kubeconfig  string
 		Suppress, MemoryEvict bool
 		Clean                 bool
+		Replicas              int
+		AuditLog              string
 	}
 	for name, tc := range map[string]struct {
 		args []string
@@ -62,14 +64,14 @@ func TestClusterOptions(t *testing.T) {
 	}{
 		"defaults": {
 			want: summary{Nodes: 10, CPU: "32", Memory: "128Gi", Pods: 110, Speed: 1, Report: 10 * time.Second,
-				StateDir: ".koord", Kubeconfig: "koord.kubeconfig", Suppress: true},
+				StateDir: ".koord", Kubeconfig: "koord.kubeconfig", Suppress: true, Replicas: 1},
 		},
 		"everything set": {
 			args: []string{"--nodes=1000", "--node-cpu=16", "--node-memory=64Gi", "--node-pods=250", "--speed=60",
 				"--report-interval=1m", "--degrade-time=5m", "--apiserver-port=6443", "--state-dir=/tmp/s", "--kubeconfig-out=",
-				"--sim-feature-gates=BECPUSuppress=false,BEMemoryEvict=true", "--clean"},
+				"--sim-feature-gates=BECPUSuppress=false,BEMemoryEvict=true", "--clean", "--replicas=3", "--audit-log=/tmp/audit.log"},
 			want: summary{Nodes: 1000, CPU: "16", Memory: "64Gi", Pods: 250, Speed: 60, Report: time.Minute, Degrade: 5 * time.Minute,
-				APIServerPort: 6443, StateDir: "/tmp/s", MemoryEvict: true, Clean: true},
+				APIServerPort: 6443, StateDir: "/tmp/s", MemoryEvict: true, Clean: true, Replicas: 3, AuditLog: "/tmp/audit.log"},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -78,7 +80,7 @@ func TestClusterOptions(t *testing.T) {
 				t.Fatalf("ClusterOptions() = %v", err)
 			}
 			got := summary{o.Nodes, o.NodeCPU.String(), o.NodeMemory.String(), o.NodePods, o.Speed, o.ReportInterval, o.DegradeTime,
-				o.APIServerPort, o.StateDir, o.KubeconfigOut, o.SimFeatures.BECPUSuppress, o.SimFeatures.BEMemoryEvict, o.Clean}
+				o.APIServerPort, o.StateDir, o.KubeconfigOut, o.SimFeatures.BECPUSuppress, o.SimFeatures.BEMemoryEvict, o.Clean, o.Replicas, o.AuditLog}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("options (-want,+got):\n%s", diff)
 			}
@@ -103,6 +105,10 @@ func TestClusterOptionsErrors(t *testing.T) {
 				"--nodes: 0 is outside 1..10000",
 				"--speed: -2 is outside (0, 3600] (1 is real time, 60 a simulated minute per second)",
 			},
+		},
+		"too many replicas": {
+			args: []string{"--replicas=4"},
+			want: []string{"--replicas: 4 is outside 1..3"},
 		},
 		"negative capacity": {
 			args: []string{"--node-memory=-1Gi"},

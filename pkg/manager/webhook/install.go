@@ -71,6 +71,9 @@ type Options struct {
 	// Host, when set, registers the webhooks by URL (https://Host:Port/path) instead of by Service; for
 	// managers running outside the cluster, such as local clusters and tests.
 	Host string
+	// URLPort, when set, is the port of the URL instead of Port: the port of a proxy in front of several
+	// replicas, each listening on its own Port. Only with Host.
+	URLPort int
 	// ServiceNamespace, ServiceName and ServicePort locate the Service in front of the webhook server.
 	ServiceNamespace, ServiceName string
 	ServicePort                   int32
@@ -116,7 +119,11 @@ func (o Options) hosts() cert.Hosts {
 
 func (o Options) clientConfig(path string, caBundle []byte) admissionregistrationv1.WebhookClientConfig {
 	if o.Host != "" {
-		u := "https://" + net.JoinHostPort(o.Host, strconv.Itoa(o.Port)) + path
+		port := o.Port
+		if o.URLPort > 0 {
+			port = o.URLPort
+		}
+		u := "https://" + net.JoinHostPort(o.Host, strconv.Itoa(port)) + path
 		return admissionregistrationv1.WebhookClientConfig{URL: &u, CABundle: caBundle}
 	}
 	return admissionregistrationv1.WebhookClientConfig{

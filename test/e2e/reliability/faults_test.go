@@ -43,28 +43,64 @@ type fault struct {
 	name string
 	// long marks the faults only -long runs.
 	long bool
-	// inject makes it happen and repairs it; it returns the expectations it checked itself, and an error naming
-	// those that failed.
-	inject func(ctx context.Context) (checks int, err error)
+	// inject makes it happen and repairs it; it returns what it found itself, and an error naming the
+	// expectations that failed.
+	inject func(ctx context.Context) (finding, error)
+}
+
+// finding is what the injection of a fault found out itself.
+type finding struct {
+	// checks counts the expectations it checked.
+	checks int
+	// detail has figures worth a line of the report, such as failover times.
+	detail string
 }
 
 // faults are the faults, in the order they are injected.
 func faults() []fault {
-	restart := func(name string) func(ctx context.Context) (int, error) {
-		return func(ctx context.Context) (int, error) { return 0, env.c.Restart(ctx, name) }
+	restart := func(name string) func(ctx context.Context) (finding, error) {
+		return func(ctx context.Context) (finding, error) { return finding{}, env.c.Restart(ctx, name) }
+	}
+	// restartLeader kills the leading replica of component and starts it again, and waits until a replica leads
+	// again: the restarted one or another, once the lease expires.
+	restartLeader := func(component string) func(ctx context.Context) (finding, error) {
+		return func(ctx context.Context) (finding, error) {
+			leader, err := env.c.Leader(component)
+			if err != nil {
+				return finding{}, err
+			}
+			start := time.Now()
+			if err := env.c.Restart(ctx, leader); err != nil {
+				return finding{}, err
+			}
+			var next string
+			err = waitFor(ctx, time.Minute, "a leader of "+component+" again", func(context.Context) (bool, error) {
+				l, err := env.c.Leader(component)
+				next = l
+				return err == nil, nil
+			})
+			if err != nil {
+				return finding{checks: 1}, err
+			}
+			return finding{checks: 1, detail: fmt.Sprintf("killed %s; %s leads after %v", leader, next, time.Since(start).Round(100*time.Millisecond))}, nil
+		}
 	}
 	return []fault{
-		{name: "kill -9 koord-scheduler while a gang is placed", inject: func(ctx context.Context) (int, error) {
+		{name: "kill -9 koord-scheduler's leader while a gang is placed", inject: func(ctx context.Context) (finding, error) {
+			leader, err := env.c.Leader("koord-scheduler")
+			if err != nil {
+				return finding{}, err
+			}
 			for m := range 4 {
 				if _, err := env.kube.CoreV1().Pods(namespace).Create(ctx, gangPod(fmt.Sprintf("crash-gang-%d", m), "crash-gang", 4), metav1.CreateOptions{}); err != nil {
-					return 0, err
+					return finding{}, err
 				}
 			}
-			if err := env.c.Restart(ctx, "koord-scheduler"); err != nil {
-				return 0, err
+			if err := env.c.Restart(ctx, leader); err != nil {
+				return finding{}, err
 			}
-			// The gang is placed whole by the new scheduler.
-			err := waitFor(ctx, time.Minute, "the gang of 4 bound after the restart", func(ctx context.Context) (bool, error) {
+			// The gang is placed whole by the new leader.
+			err = waitFor(ctx, time.Minute, "the gang of 4 bound after the restart", func(ctx context.Context) (bool, error) {
 				pods, err := env.kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=gang"})
 				if err != nil {
 					return false, err
@@ -80,12 +116,16 @@ func faults() []fault {
 			for m := range 4 {
 				_ = env.kube.CoreV1().Pods(namespace).Delete(ctx, fmt.Sprintf("crash-gang-%d", m), metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
 			}
-			return 1, err
+			return finding{checks: 1, detail: "killed " + leader}, err
 		}},
-		{name: "kill -9 koord-manager", inject: restart("koord-manager")},
-		{name: "webhook server unreachable (koord-manager down)", inject: func(ctx context.Context) (int, error) {
-			if err := env.c.Kill("koord-manager"); err != nil {
-				return 0, err
+		{name: "kill -9 koord-manager's leader", inject: restartLeader("koord-manager")},
+		{name: "kill -9 the leaders of koord-manager and koord-scheduler, left down", inject: killLeaders},
+		{name: "webhook server unreachable (every koord-manager replica down)", inject: func(ctx context.Context) (finding, error) {
+			replicas := env.c.Replicas("koord-manager")
+			for _, r := range replicas {
+				if err := env.c.Kill(r); err != nil {
+					return finding{}, err
+				}
 			}
 			var errs []error
 			// Pods fail open: a pod is still created.
@@ -99,17 +139,19 @@ func faults() []fault {
 			if err := createProfile(ctx, false); err == nil {
 				errs = append(errs, errors.New("a ClusterColocationProfile was admitted while the webhook was down"))
 			}
-			if err := env.c.Restart(ctx, "koord-manager"); err != nil {
-				errs = append(errs, err)
+			for _, r := range replicas {
+				if err := env.c.Restart(ctx, r); err != nil {
+					errs = append(errs, err)
+				}
 			}
-			return 2, errors.Join(errs...)
+			return finding{checks: 2}, errors.Join(errs...)
 		}},
-		{name: "kill -9 kube-apiserver", inject: func(ctx context.Context) (int, error) { return 0, env.c.RestartAPIServer(ctx) }},
-		{name: "etcd restart", inject: func(ctx context.Context) (int, error) { return 0, env.c.RestartEtcd(ctx) }},
+		{name: "kill -9 kube-apiserver", inject: func(ctx context.Context) (finding, error) { return finding{}, env.c.RestartAPIServer(ctx) }},
+		{name: "etcd restart", inject: func(ctx context.Context) (finding, error) { return finding{}, env.c.RestartEtcd(ctx) }},
 		{name: "node agents' clocks 2 min ahead and 2 min behind", inject: skewClocks},
 		{name: "kill -9 koord-descheduler", long: true, inject: restart("koord-descheduler")},
-		{name: "kill -9 kube-scheduler and kube-controller-manager", long: true, inject: func(ctx context.Context) (int, error) {
-			return 0, errors.Join(env.c.Restart(ctx, "kube-scheduler"), env.c.Restart(ctx, "kube-controller-manager"))
+		{name: "kill -9 kube-scheduler and kube-controller-manager", long: true, inject: func(ctx context.Context) (finding, error) {
+			return finding{}, errors.Join(env.c.Restart(ctx, "kube-scheduler"), env.c.Restart(ctx, "kube-controller-manager"))
 		}},
 		{name: "kill -9 kwok (the fake kubelets)", long: true, inject: restart("kwok")},
 		// Last: the cluster has one node less afterwards.
@@ -125,10 +167,10 @@ const clockSkew = 2 * time.Minute
 // skewClocks sets the clocks of four node agents off, two ahead and two behind, and checks, for each node,
 // that its reports carry the skewed time, that it keeps its batch capacity, and that koord-scheduler places a
 // BE pod on it; then it sets the clocks right again.
-func skewClocks(ctx context.Context) (int, error) {
+func skewClocks(ctx context.Context) (finding, error) {
 	nodes := env.c.NodeNames()
 	if len(nodes) < 4 {
-		return 0, fmt.Errorf("%d nodes, want at least 4", len(nodes))
+		return finding{}, fmt.Errorf("%d nodes, want at least 4", len(nodes))
 	}
 	skews := map[string]time.Duration{nodes[0]: clockSkew, nodes[1]: clockSkew, nodes[2]: -clockSkew, nodes[3]: -clockSkew}
 	for node, skew := range skews {
@@ -180,16 +222,82 @@ func skewClocks(ctx context.Context) (int, error) {
 		}))
 		_ = env.kube.CoreV1().Pods(namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
 	}
-	return checks, errors.Join(errs...)
+	return finding{checks: checks}, errors.Join(errs...)
+}
+
+// killLeaders kills the leading replicas of koord-manager and koord-scheduler at once and leaves them down: the
+// webhooks answer through the proxy (the webhook Service) from the other manager replica at once, and the
+// other replicas take the leases over once they expire (leaseDuration 15 s). It reports each failover time,
+// from the kill until the new leader says it acquired the lease, and then starts the killed replicas again.
+func killLeaders(ctx context.Context) (finding, error) {
+	components := []string{"koord-manager", "koord-scheduler"}
+	leaders := map[string]string{}
+	for _, c := range components {
+		if n := len(env.c.Replicas(c)); n < 2 {
+			return finding{}, fmt.Errorf("%s has %d replica, want at least 2", c, n)
+		}
+		leader, err := env.c.Leader(c)
+		if err != nil {
+			return finding{}, err
+		}
+		leaders[c] = leader
+	}
+	start := time.Now()
+	for _, c := range components {
+		if err := env.c.Kill(leaders[c]); err != nil {
+			return finding{}, err
+		}
+	}
+	var errs []error
+	// Webhooks are served by every replica, not only the leader.
+	webhooks := waitFor(ctx, 10*time.Second, "koord-manager's webhooks answering with its leader down", func(ctx context.Context) (bool, error) {
+		err := createProfile(ctx, true)
+		return err == nil, err
+	})
+	errs = append(errs, webhooks)
+	webhookTime := time.Since(start)
+	var details []string
+	if webhooks == nil {
+		details = append(details, fmt.Sprintf("webhooks answered %v after the kill", webhookTime.Round(10*time.Millisecond)))
+	}
+	for _, c := range components {
+		var next string
+		err := waitFor(ctx, time.Minute, "a new leader of "+c, func(context.Context) (bool, error) {
+			l, err := env.c.Leader(c)
+			next = l
+			return err == nil && l != leaders[c], nil
+		})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		details = append(details, fmt.Sprintf("%s failover %v (%s to %s)", c, time.Since(start).Round(100*time.Millisecond), leaders[c], next))
+	}
+	for _, c := range components {
+		errs = append(errs, env.c.Restart(ctx, leaders[c]))
+	}
+	return finding{checks: 3, detail: strings.Join(details, "; ")}, errors.Join(errs...)
+}
+
+// replicaExits sums the exits of koord-manager's and koord-scheduler's replicas, each of which the cluster
+// started again (a replica that cannot renew its lease, as when etcd is down, exits by design).
+func replicaExits() int {
+	n := 0
+	for _, c := range []string{"koord-manager", "koord-scheduler"} {
+		for _, r := range env.c.Replicas(c) {
+			n += env.c.Exits(r)
+		}
+	}
+	return n
 }
 
 // deleteBusiestNode deletes the node with the most pods of the Deployment and waits until the Deployment has
 // all its replicas available again, none on the deleted node (kube-controller-manager's pod GC removes the
 // pods of a node that is gone).
-func deleteBusiestNode(ctx context.Context) (int, error) {
+func deleteBusiestNode(ctx context.Context) (finding, error) {
 	pods, err := env.kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
 	if err != nil {
-		return 0, err
+		return finding{}, err
 	}
 	count := map[string]int{}
 	busiest := ""
@@ -202,12 +310,12 @@ func deleteBusiestNode(ctx context.Context) (int, error) {
 		}
 	}
 	if busiest == "" {
-		return 0, errors.New("no pod of the Deployment is bound")
+		return finding{}, errors.New("no pod of the Deployment is bound")
 	}
 	if err := env.kube.CoreV1().Nodes().Delete(ctx, busiest, metav1.DeleteOptions{}); err != nil {
-		return 0, err
+		return finding{}, err
 	}
-	return 1, waitFor(ctx, 3*time.Minute, "the Deployment whole again without node "+busiest, func(ctx context.Context) (bool, error) {
+	return finding{checks: 1}, waitFor(ctx, 3*time.Minute, "the Deployment whole again without node "+busiest, func(ctx context.Context) (bool, error) {
 		d, err := env.kube.AppsV1().Deployments(namespace).Get(ctx, "web", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -295,6 +403,7 @@ type row struct {
 	recovery   time.Duration
 	checks     int
 	own        int
+	detail     string
 	violations []check.Violation
 	err        error
 }
@@ -343,20 +452,26 @@ func TestFaults(t *testing.T) {
 			continue
 		}
 		before := checker.Report()
+		exits := replicaExits()
 		start := time.Now()
 		r := row{fault: f.name}
-		r.own, r.err = f.inject(ctx)
+		var out finding
+		out, r.err = f.inject(ctx)
+		r.own, r.detail = out.checks, out.detail
 		if err := recovered(ctx, i); err != nil {
 			r.err = errors.Join(r.err, err)
 		}
 		r.recovery = time.Since(start)
+		if n := replicaExits() - exits; n > 0 {
+			r.detail = strings.TrimPrefix(r.detail+fmt.Sprintf("; %d replica exits (lease lost), started again", n), "; ")
+		}
 		// Give the invariants with a settle time a chance to see what the fault left behind.
 		time.Sleep(15 * time.Second)
 		after := checker.Report()
 		r.checks = checks(after) - checks(before)
 		r.violations = after.Violations()[len(before.Violations()):]
 		rows = append(rows, r)
-		t.Logf("fault %q: recovered in %v, %d checks, %d violations, err %v", f.name, r.recovery.Truncate(10*time.Millisecond), r.checks, len(r.violations), r.err)
+		t.Logf("fault %q: recovered in %v, %d checks, %d violations, %s, err %v", f.name, r.recovery.Truncate(10*time.Millisecond), r.checks, len(r.violations), r.detail, r.err)
 	}
 
 	stopChurn()
@@ -408,12 +523,22 @@ func writeReport(rows []row, final check.Report, load *churn) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FAULT\tRECOVERY\tINVARIANT CHECKS\tOWN CHECKS\tVIOLATIONS\tRESULT")
+	var details []string
 	for _, r := range rows {
 		result := "ok"
 		if r.err != nil {
 			result = "FAILED: " + r.err.Error()
 		}
 		fmt.Fprintf(tw, "%s\t%v\t%d\t%d\t%d\t%s\n", r.fault, r.recovery.Round(100*time.Millisecond), r.checks, r.own, len(r.violations), result)
+		if r.detail != "" {
+			details = append(details, r.fault+": "+r.detail)
+		}
+	}
+	if len(details) > 0 {
+		fmt.Fprintln(tw)
+		for _, d := range details {
+			fmt.Fprintln(tw, d)
+		}
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "INVARIANT\tEVALUATIONS\tCHECKS\tVIOLATIONS")

@@ -19,6 +19,7 @@ package reliability
 import (
 	"context"
 	"flag"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -32,21 +33,39 @@ import (
 // long adds the faults that take minutes (make reliability).
 var long = flag.Bool("long", false, "run every fault, including those that take minutes")
 
+// reportInterval is how often the node agents report their NodeMetrics.
+const reportInterval = 5 * time.Second
+
 // env is the running cluster the tests share.
 var env struct {
 	c     *cluster.Cluster
 	kube  kubernetes.Interface
 	koord versioned.Interface
+	// auditLog is kube-apiserver's audit log.
+	auditLog string
 }
 
-// TestMain starts one local cluster of eight nodes for the package.
+// TestMain starts one local cluster of eight nodes, with two replicas of koord-manager and koord-scheduler, for
+// the package.
 func TestMain(m *testing.M) {
 	localcluster.Main(m, localcluster.Suite{
 		Name:         "reliability",
 		StartTimeout: 3 * time.Minute,
-		Configure: func(opts *cluster.Options, _ string) error {
-			opts.Nodes = 8
-			opts.ReportInterval = 5 * time.Second
+		Configure: func(opts *cluster.Options, tmp string) error {
+			// The flags choose the cluster (the soak's nodes and speed); testing parses them only in m.Run.
+			if !flag.Parsed() {
+				flag.Parse()
+			}
+			opts.Nodes = *soakNodes
+			if speed := speedForSoak(); speed > 0 {
+				opts.Speed = speed
+			}
+			env.auditLog = filepath.Join(tmp, "audit.log")
+			opts.AuditLog = env.auditLog
+			// Two replicas of koord-manager and koord-scheduler, as the Helm chart's HA setting runs them: every
+			// fault meets leader election, and killing a leader is a fault of its own.
+			opts.Replicas = 2
+			opts.ReportInterval = reportInterval
 			opts.DeschedulerArgs = []string{"--v=2"}
 			return nil
 		},
