@@ -27,6 +27,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/koord-dev/koord/test/fuzzseeds"
 )
 
 // equateEmpty treats nil and empty slices and maps as equal: the formatters
@@ -77,7 +79,7 @@ func checkAnnotationRoundTrip[T any](t *testing.T, key, value string, get func(m
 }
 
 func FuzzParseCPUSet(f *testing.F) {
-	for _, s := range []string{"", "0", "0-3,8", "8,0-1", "0-3,2-5", " 1 ", "3-1", "0,,1", "-1", "+1", "1-2-3", "65535", "65536", "0-65535", "007", "0-7:2", "a"} {
+	for _, s := range fuzzseeds.CPUSet {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -106,7 +108,7 @@ func FuzzParseCPUSet(f *testing.F) {
 }
 
 func FuzzGetPodSubPriority(f *testing.F) {
-	for _, s := range []string{"", "0", "1234", "-5", "2147483647", "2147483648", "-2147483648", "0x10", "1.5", "high", "+7", " 1"} {
+	for _, s := range fuzzseeds.PodSubPriority {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -129,11 +131,7 @@ func FuzzGetPodSubPriority(f *testing.F) {
 }
 
 func FuzzResourceSpec(f *testing.F) {
-	for _, s := range []string{
-		"", "{}", "null", `{"preferredCPUBindPolicy":"FullPCPUs"}`,
-		`{"requiredCPUBindPolicy":"SpreadByPCPUs","preferredCPUExclusivePolicy":"NUMANodeLevel"}`,
-		`{"preferredCPUBindPolicy":"Pack"}`, `{"preferredCPUBindPolicy":1}`, "x", "[]", `{"PREFERREDCPUBINDPOLICY":"Default"}`,
-	} {
+	for _, s := range fuzzseeds.ResourceSpec {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -142,12 +140,7 @@ func FuzzResourceSpec(f *testing.F) {
 }
 
 func FuzzResourceStatus(f *testing.F) {
-	for _, s := range []string{
-		"", "{}", `{"cpuset":"0-3,8"}`, `{"cpuset":"3-1"}`,
-		`{"numaNodeResources":[{"node":0,"resources":{"cpu":"4","memory":"8Gi"}},{"node":1}]}`,
-		`{"numaNodeResources":[]}`, `{"numaNodeResources":[{"node":-1}]}`, `{"numaNodeResources":[{"node":0,"resources":{"cpu":"1e-10"}}]}`,
-		`{"cpuset":[0]}`, `{"cpuset":"0-3"`,
-	} {
+	for _, s := range fuzzseeds.ResourceStatus {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -156,11 +149,7 @@ func FuzzResourceStatus(f *testing.F) {
 }
 
 func FuzzDeviceAllocations(f *testing.F) {
-	for _, s := range []string{
-		"", "null", "{}", `{"gpu":[{"minor":0,"resources":{"koordinator.sh/gpu-core":100}}]}`,
-		`{"rdma":[{"minor":1,"id":"0000:09:00.0","resources":{},"extension":{ "vfs" : [ {"minor":3} ] }}]}`,
-		`{"fpga":[{"minor":2,"extension":null}]}`, `{"gpu":[null]}`, `{"":[]}`, `{"gpu":[{"minor":"0"}]}`, `[]`, `{"gpu":`,
-	} {
+	for _, s := range fuzzseeds.DeviceAllocations {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -169,13 +158,7 @@ func FuzzDeviceAllocations(f *testing.F) {
 }
 
 func FuzzReservationAffinity(f *testing.F) {
-	for _, s := range []string{
-		"", "{}", `{"name":"r1"}`, `{"reservationSelector":{"app":"demo"}}`,
-		`{"requiredDuringSchedulingIgnoredDuringExecution":{"reservationSelectorTerms":[{"matchExpressions":[{"key":"app","operator":"In","values":["a"]}]}]}}`,
-		`{"requiredDuringSchedulingIgnoredDuringExecution":{}}`,
-		`{"tolerations":[{"key":"k","operator":"Equal","value":"v","effect":"NoSchedule","tolerationSeconds":30}]}`,
-		`{"tolerations":[{"operator":"Contains"}]}`, `{"reservationSelector":["app"]}`, `{name:"r1"}`,
-	} {
+	for _, s := range fuzzseeds.ReservationAffinity {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -184,7 +167,7 @@ func FuzzReservationAffinity(f *testing.F) {
 }
 
 func FuzzReservationAllocated(f *testing.F) {
-	for _, s := range []string{"", "{}", `{"name":"r1","uid":"u1"}`, `{"name":"r1"}`, `{"uid":7}`, `{name:"r1"}`} {
+	for _, s := range fuzzseeds.ReservationAllocated {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -193,12 +176,7 @@ func FuzzReservationAllocated(f *testing.F) {
 }
 
 func FuzzCustomUsageThresholds(f *testing.F) {
-	for _, s := range []string{
-		"", "{}", `{"usageThresholds":{"cpu":65,"memory":95}}`, `{"prodUsageThresholds":{"cpu":0}}`,
-		`{"aggregatedUsage":{"usageThresholds":{"cpu":100},"usageAggregationType":"p95","usageAggregatedDuration":"5m"}}`,
-		`{"aggregatedUsage":{}}`, `{"usageThresholds":{"cpu":101}}`, `{"usageThresholds":{"cpu":65.5}}`,
-		`{"aggregatedUsage":{"usageAggregatedDuration":"1.5h"}}`, `{"aggregatedUsage":{"usageAggregationType":"max"}}`, `{`,
-	} {
+	for _, s := range fuzzseeds.CustomUsageThresholds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -207,10 +185,7 @@ func FuzzCustomUsageThresholds(f *testing.F) {
 }
 
 func FuzzNodeReservation(f *testing.F) {
-	for _, s := range []string{
-		"", "{}", `{"resources":{"cpu":"5"}}`, `{"reservedCPUs":"0-3","applyPolicy":"ReservedCPUsOnly"}`,
-		`{"reservedCPUs":"0-"}`, `{"applyPolicy":"Never"}`, `{"reservedCPUs":0}`, `{"resources":{"cpu":"0.0001"}}`,
-	} {
+	for _, s := range fuzzseeds.NodeReservation {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -219,10 +194,7 @@ func FuzzNodeReservation(f *testing.F) {
 }
 
 func FuzzExtendedResourceSpec(f *testing.F) {
-	for _, s := range []string{
-		"", "{}", `{"containers":{"main":{"limits":{"kubernetes.io/batch-cpu":"2k"},"requests":{"kubernetes.io/batch-cpu":1000}}}}`,
-		`{"containers":{"c":{}}}`, `{"containers":[]}`, `{"containers":{"c":{"limits":{"cpu":"lots"}}}}`,
-	} {
+	for _, s := range fuzzseeds.ExtendedResourceSpec {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -260,7 +232,7 @@ func checkGangRoundTrip[T comparable](t *testing.T, key, value string, get func(
 }
 
 func FuzzGangMinNum(f *testing.F) {
-	for _, s := range []string{"", "1", "3", "2147483647", "2147483648", "0", "-1", "three", "1.5", "+2", "0x10"} {
+	for _, s := range fuzzseeds.GangMinNum {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -269,7 +241,7 @@ func FuzzGangMinNum(f *testing.F) {
 }
 
 func FuzzGangTotalNumber(f *testing.F) {
-	for _, s := range []string{"", "8", "0", "-3", " 8", "08"} {
+	for _, s := range fuzzseeds.GangTotalNumber {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -278,7 +250,7 @@ func FuzzGangTotalNumber(f *testing.F) {
 }
 
 func FuzzGangWaitingTime(f *testing.F) {
-	for _, s := range []string{"", "30s", "1h30m", "1.5m", "300ms", "1ns", "30", "-5s", "0s", "soon", "9999999999h"} {
+	for _, s := range fuzzseeds.GangWaitingTime {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -287,7 +259,7 @@ func FuzzGangWaitingTime(f *testing.F) {
 }
 
 func FuzzGangMode(f *testing.F) {
-	for _, s := range []string{"", "Strict", "NonStrict", "strict", "Lenient"} {
+	for _, s := range fuzzseeds.GangMode {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -306,7 +278,7 @@ func FuzzGangMode(f *testing.F) {
 }
 
 func FuzzGangMatchPolicy(f *testing.F) {
-	for _, s := range []string{"", "once-satisfied", "only-waiting", "waiting-and-running", "all", "Only-Waiting"} {
+	for _, s := range fuzzseeds.GangMatchPolicy {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -315,7 +287,7 @@ func FuzzGangMatchPolicy(f *testing.F) {
 }
 
 func FuzzGangGroups(f *testing.F) {
-	for _, s := range []string{"", "[]", "null", `["ns/a","ns/b"]`, `["a"]`, `["x/y/z"]`, `"ns/a"`, `[1]`, `["ns/a"`} {
+	for _, s := range fuzzseeds.GangGroups {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -327,10 +299,7 @@ func FuzzGangGroups(f *testing.F) {
 }
 
 func FuzzQuotaResourceList(f *testing.F) {
-	for _, s := range []string{
-		"", "{}", "null", `{"cpu":"4","memory":"8Gi"}`, `{"kubernetes.io/batch-cpu":2000}`, `{"cpu":"1.5"}`,
-		`{"cpu":"-1"}`, `{"cpu":"1e3"}`, `{"cpu":"0.0000000001"}`, `{"cpu":`, `["cpu"]`, `{"cpu":"x"}`,
-	} {
+	for _, s := range fuzzseeds.QuotaResourceList {
 		f.Add(s)
 	}
 	getters := map[string]func(metav1.Object) (corev1.ResourceList, error){
@@ -359,7 +328,7 @@ func FuzzQuotaResourceList(f *testing.F) {
 }
 
 func FuzzAnnotationQuotaNamespaces(f *testing.F) {
-	for _, s := range []string{"", "[]", `["ns1","team-b"]`, `["Bad_NS"]`, `[""]`, `[team-a]`, `"ns1"`} {
+	for _, s := range fuzzseeds.QuotaNamespaces {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

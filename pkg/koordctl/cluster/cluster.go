@@ -564,7 +564,10 @@ func (c *Cluster) Leader(component string) (string, error) {
 // PIDs returns the process id of every running process of the cluster by component name: etcd,
 // kube-apiserver, and those of Components (each replica by its name). The node agents run in this process.
 func (c *Cluster) PIDs() map[string]int {
-	pids := c.cp.pids()
+	pids := map[string]int{}
+	if c.cp != nil {
+		pids = c.cp.pids()
+	}
 	c.procsMu.Lock()
 	defer c.procsMu.Unlock()
 	for _, p := range c.procs {

@@ -165,6 +165,9 @@ rules:
 // pids returns the process ids of etcd and kube-apiserver, by name; a process not found is left out.
 func (c *controlPlane) pids() map[string]int {
 	pids := map[string]int{}
+	if c.cp == nil {
+		return pids // stopped
+	}
 	if c.apiserver != nil && !c.apiserver.exited() {
 		pids["kube-apiserver"] = c.apiserver.pid()
 	} else if pid, _, err := findProcess(c.cp.APIServer.Path, c.cp.APIServer.CertDir); err == nil {

@@ -20,7 +20,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -41,6 +43,8 @@ import (
 	"github.com/koord-dev/koord/apis/configuration"
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	schedsigsv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	"github.com/koord-dev/koord/test/fuzzseeds"
 )
 
 // badValues are the values a mutation puts where a field was: wrong types, out-of-range numbers, malformed
@@ -320,6 +324,11 @@ func TestBadInput(t *testing.T) {
 	}
 	outcomes = append(outcomes, cmOutcome)
 
+	// The fuzz targets' seed corpora, each value on a real object.
+	seeded, seedCleanup := writeSeedCorpora(ctx, node)
+	outcomes = append(outcomes, seeded...)
+	cleanup = append(cleanup, seedCleanup...)
+
 	// Over the size limits: annotations over 256KiB, a ConfigMap over 1MiB, a request over 3MiB.
 	big := &outcome{class: "oversize objects"}
 	huge := strings.Repeat("x", 300<<10)
@@ -373,4 +382,108 @@ func TestBadInput(t *testing.T) {
 	if path := reportPath(); path != "" {
 		appendReport(t, path, b.String())
 	}
+}
+
+// podSeedCorpora are the fuzz targets' seed corpora for pod annotations, by annotation key. The gang annotations
+// come with a gang name, without which the scheduler would not read them.
+var podSeedCorpora = map[string][]string{
+	extension.AnnotationResourceSpec:         fuzzseeds.ResourceSpec,
+	extension.AnnotationResourceStatus:       fuzzseeds.ResourceStatus,
+	extension.AnnotationDeviceAllocated:      fuzzseeds.DeviceAllocations,
+	extension.AnnotationReservationAffinity:  fuzzseeds.ReservationAffinity,
+	extension.AnnotationReservationAllocated: fuzzseeds.ReservationAllocated,
+	extension.AnnotationExtendedResourceSpec: fuzzseeds.ExtendedResourceSpec,
+	extension.AnnotationGangMinNum:           fuzzseeds.GangMinNum,
+	extension.AnnotationGangTotalNum:         fuzzseeds.GangTotalNumber,
+	extension.AnnotationGangWaitTime:         fuzzseeds.GangWaitingTime,
+	extension.AnnotationGangMode:             fuzzseeds.GangMode,
+	extension.AnnotationGangMatchPolicy:      fuzzseeds.GangMatchPolicy,
+	extension.AnnotationGangGroups:           fuzzseeds.GangGroups,
+}
+
+// nodeSeedCorpora are the fuzz targets' seed corpora for node annotations, by annotation key.
+var nodeSeedCorpora = map[string][]string{
+	extension.AnnotationNodeUsageThresholds: fuzzseeds.CustomUsageThresholds,
+	extension.AnnotationNodeReservation:     fuzzseeds.NodeReservation,
+}
+
+// quotaSeedCorpora are the fuzz targets' seed corpora for ElasticQuota annotations, by annotation key.
+var quotaSeedCorpora = map[string][]string{
+	extension.AnnotationSharedWeight:    fuzzseeds.QuotaResourceList,
+	extension.AnnotationQuotaNamespaces: fuzzseeds.QuotaNamespaces,
+}
+
+// writeSeedCorpora writes every value of the fuzz targets' seed corpora (package fuzzseeds) onto a real
+// object through the apiserver: pods (annotations, and the koordinator.sh/priority label), node's annotations
+// and ElasticQuotas' annotations. It returns what it tried and the clean-ups.
+func writeSeedCorpora(ctx context.Context, node string) ([]*outcome, []func()) {
+	bg := context.WithoutCancel(ctx)
+	var cleanup []func()
+	pods := &outcome{class: "fuzz seeds: pods"}
+	n := 0
+	newPod := func() *corev1.Pod {
+		n++
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: fmt.Sprintf("seed-%d", n),
+				Annotations: map[string]string{}, Labels: map[string]string{"app": "bad-input"}},
+			Spec: corev1.PodSpec{SchedulerName: "koord-scheduler", TerminationGracePeriodSeconds: ptr.To[int64](0),
+				Containers: []corev1.Container{{Name: "c", Image: "pause", Resources: corev1.ResourceRequirements{
+					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")}}}}},
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(podSeedCorpora)) {
+		for _, v := range podSeedCorpora[key] {
+			p := newPod()
+			p.Annotations[key] = v
+			if strings.HasPrefix(key, extension.GangDomainPrefix) {
+				p.Annotations[extension.AnnotationGangName] = "seed-gang"
+			}
+			_, err := env.kube.CoreV1().Pods(namespace).Create(ctx, p, metav1.CreateOptions{})
+			pods.record(err)
+		}
+	}
+	for _, v := range fuzzseeds.PodSubPriority {
+		p := newPod()
+		p.Labels[extension.LabelPodPriority] = v
+		_, err := env.kube.CoreV1().Pods(namespace).Create(ctx, p, metav1.CreateOptions{})
+		pods.record(err)
+	}
+	// The pods are labelled app=bad-input: TestBadInput's clean-up deletes them.
+
+	nodes := &outcome{class: "fuzz seeds: node annotations"}
+	for _, key := range slices.Sorted(maps.Keys(nodeSeedCorpora)) {
+		for _, v := range nodeSeedCorpora[key] {
+			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: v}}})
+			_, err := env.kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{})
+			nodes.record(err)
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: nil}}})
+		cleanup = append(cleanup, func() {
+			_, _ = env.kube.CoreV1().Nodes().Patch(bg, node, types.MergePatchType, patch, metav1.PatchOptions{})
+		})
+	}
+
+	quotas := &outcome{class: "fuzz seeds: quota annotations"}
+	qn := 0
+	for _, key := range slices.Sorted(maps.Keys(quotaSeedCorpora)) {
+		for _, v := range quotaSeedCorpora[key] {
+			qn++
+			q := &schedsigsv1alpha1.ElasticQuota{
+				ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: fmt.Sprintf("seed-%d", qn), Annotations: map[string]string{key: v}},
+				Spec: schedsigsv1alpha1.ElasticQuotaSpec{
+					Min: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi")},
+					Max: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("2Gi")},
+				},
+			}
+			_, err := env.koord.SchedulingSigsV1alpha1().ElasticQuotas(namespace).Create(ctx, q, metav1.CreateOptions{})
+			quotas.record(err)
+			if err == nil {
+				name := q.Name
+				cleanup = append(cleanup, func() {
+					_ = env.koord.SchedulingSigsV1alpha1().ElasticQuotas(namespace).Delete(bg, name, metav1.DeleteOptions{})
+				})
+			}
+		}
+	}
+	return []*outcome{pods, nodes, quotas}, cleanup
 }

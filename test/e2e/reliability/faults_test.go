@@ -422,7 +422,7 @@ func checks(r check.Report) int {
 // none) and the time to recover.
 func TestFaults(t *testing.T) {
 	ctx := t.Context()
-	checker := check.New(check.Options{FormulaSettle: 30 * time.Second})
+	checker := check.New(check.Options{FormulaSettle: 30 * time.Second, QuotaRevokeDelay: quotaRevokeDelay})
 	w, err := check.NewWatch(checker, env.kube, env.koord, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,13 @@ func TestMain(m *testing.M) {
 			// fault meets leader election, and killing a leader is a fault of its own.
 			opts.Replicas = 2
 			opts.ReportInterval = reportInterval
+			// The workload's quota tenants meet the revoke controller, and its memory hogs koordlet's memory
+			// eviction.
+			opts.SchedulerConfig = filepath.Join(tmp, "koord-scheduler-config.yaml")
+			if err := schedulerConfigWithRevoke(opts.SchedulerConfig); err != nil {
+				return err
+			}
+			opts.SimFeatures.BEMemoryEvict = true
 			opts.DeschedulerArgs = []string{"--v=2"}
 			return nil
 		},

@@ -41,8 +41,10 @@ const namespace = metav1.NamespaceDefault
 // churn is the workload that runs while faults are injected: an LS Deployment scaled between 6 and 10 replicas,
 // a BE pod on batch resources created every second and deleted 20 s later, a gang of three created every 20 s
 // and deleted 15 s later, a Reservation every 30 s with the pod it is for created 3 s later (both deleted 25 s
-// later), and a PodMigrationJob of one of the Deployment's pods every 40 s. Errors of its own requests are
-// counted, not fatal: an apiserver or webhook fault makes some fail.
+// later), a PodMigrationJob of one of the Deployment's pods every 40 s, a borrow and reclaim between two quota
+// tenants every 90 s (tenantCycle: the revoke controller evicts the borrower's over-use), and a BE pod using
+// 100Gi of a node's memory every 45 s, on each node in turn, deleted 30 s later (the node's agent evicts BE
+// pods). Errors of its own requests are counted, not fatal: an apiserver or webhook fault makes some fail.
 type churn struct {
 	wg      sync.WaitGroup
 	created atomic.Int64
@@ -74,6 +76,19 @@ func startChurn(ctx context.Context) (*churn, error) {
 	if _, err := env.kube.AppsV1().Deployments(namespace).Create(ctx, d, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("create the Deployment: %w", err)
 	}
+	if err := createTenantQuotas(ctx); err != nil {
+		return nil, err
+	}
+	c.loop(ctx, tenantCycleInterval, c.tenantCycle)
+	c.loop(ctx, 45*time.Second, func(ctx context.Context, i int) error {
+		nodes := env.c.NodeNames()
+		name := fmt.Sprintf("hog-%d", i)
+		if err := c.create(ctx, memoryHog(name, nodes[i%len(nodes)])); err != nil {
+			return err
+		}
+		c.deleteLater(ctx, 30*time.Second, name)
+		return nil
+	})
 	c.loop(ctx, 15*time.Second, func(ctx context.Context, i int) error {
 		replicas := int32(6 + 4*(i%2))
 		patch := fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas)
@@ -223,9 +238,10 @@ func (c *churn) stop(ctx context.Context) {
 	_ = env.kube.AppsV1().Deployments(namespace).Delete(ctx, "web", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)})
 }
 
-// cleanUp deletes the PodMigrationJobs the workload created.
+// cleanUp deletes the PodMigrationJobs and the quotas the workload created.
 func (c *churn) cleanUp(ctx context.Context) {
 	_ = env.koord.SchedulingV1alpha1().PodMigrationJobs().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+	_ = deleteTenantQuotas(ctx)
 }
 
 // bePod returns a BE pod on batch resources.

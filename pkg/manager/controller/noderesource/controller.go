@@ -28,6 +28,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -101,6 +102,68 @@ type Reconciler struct {
 	metrics         *Metrics
 	// unreportedPodsUsageOnly is Options.UnreportedPodsUsageOnly.
 	unreportedPodsUsageOnly bool
+
+	// writesMu guards writes: the resources the reconciler last wrote to each node, until its cache shows them.
+	writesMu sync.Mutex
+	writes   map[string]ownWrite
+}
+
+// How long a reconcile waits for the informer cache to show the reconciler's own last write to a node: a
+// reconcile that ran on the node as it was before the write would write it a second time (the cache lags the
+// write by the watch's latency; a soak of 100 nodes saw it in one write of 500). After cacheLagTolerance it goes
+// on regardless, so that another writer of the node's resources cannot hold it.
+const (
+	cacheLagRequeue   = 200 * time.Millisecond
+	cacheLagTolerance = 5 * time.Second
+)
+
+// ownWrite is what the reconciler last wrote to a node's status, and when.
+type ownWrite struct {
+	resources corev1.ResourceList
+	at        time.Time
+}
+
+// shownBy reports whether node's allocatable has the written resources: present with the same quantities, or
+// absent when the write removed them.
+func (w ownWrite) shownBy(node *corev1.Node) bool {
+	for _, name := range calculator.ResourceNames {
+		want, written := w.resources[name]
+		got, ok := node.Status.Allocatable[name]
+		if ok != written || ok && got.Cmp(want) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// awaitingCache reports whether node, as the cache has it, does not show the reconciler's last write to it yet
+// and the write is recent; a write the cache shows, or an old one, is forgotten.
+func (r *Reconciler) awaitingCache(node *corev1.Node, now time.Time) bool {
+	r.writesMu.Lock()
+	defer r.writesMu.Unlock()
+	w, ok := r.writes[node.Name]
+	if !ok {
+		return false
+	}
+	if !w.shownBy(node) && now.Sub(w.at) < cacheLagTolerance {
+		return true
+	}
+	delete(r.writes, node.Name)
+	return false
+}
+
+// recordWrite remembers the resources written to the node name at now; nil forgets the node.
+func (r *Reconciler) recordWrite(name string, resources corev1.ResourceList, now time.Time) {
+	r.writesMu.Lock()
+	defer r.writesMu.Unlock()
+	if resources == nil {
+		delete(r.writes, name)
+		return
+	}
+	if r.writes == nil {
+		r.writes = map[string]ownWrite{}
+	}
+	r.writes[name] = ownWrite{resources: resources, at: now}
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
@@ -159,9 +222,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.client.Get(ctx, req.NamespacedName, node); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.metrics.forget(req.Name)
+			r.recordWrite(req.Name, nil, time.Time{})
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("get node %s: %w", req.Name, err)
+	}
+	if r.awaitingCache(node, r.clock.Now()) {
+		r.metrics.skips.WithLabelValues(skipAwaitingCache).Inc()
+		log.V(4).Info("Skipped the node until the cache shows the last update", "node", klog.KObj(node))
+		return ctrl.Result{RequeueAfter: cacheLagRequeue}, nil
 	}
 	var nodeMetric *slov1alpha1.NodeMetric
 	nm := &slov1alpha1.NodeMetric{}
@@ -207,6 +276,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.write(ctx, node, &result, now); err != nil {
 			return ctrl.Result{}, err
 		}
+		r.recordWrite(node.Name, result.ResourceList(), now)
 		r.metrics.updates.WithLabelValues(string(decision.Reason)).Inc()
 		log.V(2).Info("Updated colocation resources", "node", klog.KObj(node), "reason", decision.Reason,
 			"resource", decision.Resource, "batchCPU", result.Batch.CPU, "batchMemory", result.Batch.Memory,

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -482,5 +483,63 @@ func TestReconcileMissingNodeForgetsItsMetrics(t *testing.T) {
 func TestNewReconcilerNeedsAStrategy(t *testing.T) {
 	if _, err := NewReconciler(nil, Options{}); err == nil {
 		t.Errorf("NewReconciler() without StrategyForNode returned no error")
+	}
+}
+
+// TestReconcileWaitsForItsOwnWrite: a reconcile that runs before the cache shows the reconciler's own last write
+// (the watch's latency) does not compute from the stale node and write it a second time; it tries again shortly,
+// and after cacheLagTolerance goes on regardless. A soak of 100 nodes found such a second write.
+func TestReconcileWaitsForItsOwnWrite(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	f := newFixture()
+	before := f.node.DeepCopy()
+	stale := false
+	e := newEnv(t, f, interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+		if n, ok := obj.(*corev1.Node); ok && stale {
+			before.DeepCopyInto(n)
+			return nil
+		}
+		return c.Get(ctx, key, obj, opts...)
+	}})
+
+	if _, patches := e.reconcile(t, ctx); len(patches) != 2 {
+		t.Fatalf("first reconcile sent %d patches, want 2: %v", len(patches), patches)
+	}
+	stale = true
+	res, patches := e.reconcile(t, ctx)
+	if len(patches) != 0 {
+		t.Errorf("reconcile on a cache behind the write sent %d patches, want none: %v", len(patches), patches)
+	}
+	if diff := cmp.Diff(ctrl.Result{RequeueAfter: cacheLagRequeue}, res); diff != "" {
+		t.Errorf("result while the cache lags (-want,+got):\n%s", diff)
+	}
+	if got := testutil.ToFloat64(e.reconciler.metrics.skips.WithLabelValues(skipAwaitingCache)); got != 1 {
+		t.Errorf("AwaitingCache skips = %v, want 1", got)
+	}
+
+	// The cache catches up: the write is forgotten, and nothing is written.
+	stale = false
+	if _, patches := e.reconcile(t, ctx); len(patches) != 0 {
+		t.Errorf("reconcile once the cache shows the write sent %d patches, want none: %v", len(patches), patches)
+	}
+	if len(e.reconciler.writes) != 0 {
+		t.Errorf("writes remembered after the cache showed them: %v", e.reconciler.writes)
+	}
+
+	// A cache that never shows the write (another writer changed the node) holds the node only for
+	// cacheLagTolerance.
+	e.clock.Step(20 * time.Minute) // the NodeMetric is stale: the next write removes the resources
+	if _, patches := e.reconcile(t, ctx); len(patches) != 2 {
+		t.Fatalf("reconcile with a stale NodeMetric sent %d patches, want 2: %v", len(patches), patches)
+	}
+	before = e.node(t, ctx)
+	before.Status.Allocatable[extension.BatchCPU] = resource.MustParse("1k")
+	stale = true
+	if _, patches := e.reconcile(t, ctx); len(patches) != 0 {
+		t.Errorf("reconcile within the tolerance sent %d patches, want none", len(patches))
+	}
+	e.clock.Step(cacheLagTolerance)
+	if _, patches := e.reconcile(t, ctx); len(patches) == 0 {
+		t.Error("reconcile past the tolerance wrote nothing; the node would be held by a write the cache never shows")
 	}
 }

@@ -37,6 +37,9 @@ const (
 	skipUnchanged = "Unchanged"
 	// skipThrottled: the values differ by less than resourceDiffThreshold and the last update is recent.
 	skipThrottled = "Throttled"
+	// skipAwaitingCache: the informer cache does not show the reconciler's own last write to the node yet; the
+	// reconcile is tried again shortly instead of computing from the stale node and writing it a second time.
+	skipAwaitingCache = "AwaitingCache"
 )
 
 // Metrics are the controller's Prometheus collectors. Create them with NewMetrics, register them once with
@@ -83,8 +86,9 @@ func NewMetrics() *Metrics {
 		}, []string{"reason"}),
 		skips: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemManager, Name: "noderesource_node_update_skips_total",
-			Help: "Calculations that wrote nothing: Unchanged (the node already has the values) or Throttled (a " +
-				"difference below resourceDiffThreshold within updateTimeThresholdSeconds).",
+			Help: "Calculations that wrote nothing: Unchanged (the node already has the values), Throttled (a " +
+				"difference below resourceDiffThreshold within updateTimeThresholdSeconds) or AwaitingCache (the " +
+				"cache does not show the controller's own last write to the node yet; tried again shortly).",
 		}, []string{"reason"}),
 		degrades: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemManager, Name: "noderesource_degrades_total",
