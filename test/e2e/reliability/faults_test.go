@@ -476,6 +476,12 @@ func TestFaults(t *testing.T) {
 
 	stopChurn()
 	load.stop(context.WithoutCancel(ctx))
+	if load.revoked == 0 {
+		t.Error("koord-scheduler's revoke controller evicted no pod of the quota tenants: quotas-within-runtime was checked on nothing")
+	}
+	if load.evicted == 0 {
+		t.Error("the node agents evicted no BE pod under the memory hogs: ls-pods-not-evicted was checked on no koordlet eviction")
+	}
 	// The settle times of the slowest invariants (migrations 30s, formula 30s here) pass before the last look.
 	time.Sleep(35 * time.Second)
 	stopWatch()
@@ -546,8 +552,8 @@ func writeReport(rows []row, final check.Report, load *churn) string {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", res.Invariant, res.Evaluations, res.Checks, len(res.Violations))
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(&b, "\nworkload: %d pods created, %d deleted, %d requests failed (during the faults)\n",
-		load.created.Load(), load.deleted.Load(), load.failed.Load())
+	fmt.Fprintf(&b, "\nworkload: %d pods created, %d deleted, %d requests failed (during the faults); %d pods revoked by the quota revoke controller, %d BE pods evicted by the node agents\n",
+		load.created.Load(), load.deleted.Load(), load.failed.Load(), load.revoked, load.evicted)
 	names := make([]string, 0, len(rows))
 	for _, r := range rows {
 		names = append(names, r.fault)

@@ -142,19 +142,26 @@ func (c *churn) tenantCycle(ctx context.Context, i int) error {
 	return errors.Join(errs...)
 }
 
-// memoryHog returns a BE pod on batch resources pinned to node that uses 100Gi of its memory (the simulated
-// agents follow its usage annotation): the node goes above memoryEvictThresholdPercent (70 percent of 128Gi)
-// and its agent evicts BE pods, never LS ones.
+// memoryHog returns an LS pod pinned to node, without a memory limit, that uses 100Gi of the node's memory (the
+// simulated agents follow its usage annotation, capped by the pod's limits: hence none): the node goes above
+// memoryEvictThresholdPercent (70 percent of 128Gi) and its agent evicts the BE pods there, never the hog.
 func memoryHog(name, node string) *corev1.Pod {
-	p := bePod(name)
-	p.Labels["app"] = "hog"
-	p.Annotations = map[string]string{sim.AnnotationUsage: `{"memory": {"type": "constant", "value": "100Gi"}}`}
-	p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-			MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
-		}}},
-	}}
-	return p
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name,
+			Labels:      map[string]string{"app": "hog", extension.LabelPodQoS: string(extension.QoSLS)},
+			Annotations: map[string]string{sim.AnnotationUsage: `{"memory": {"type": "constant", "value": "100Gi"}}`}},
+		Spec: corev1.PodSpec{
+			SchedulerName: "koord-scheduler",
+			Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+					MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+				}}},
+			}},
+			Containers: []corev1.Container{{Name: "cache", Image: "redis", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("1Gi")}}}},
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+		},
+	}
 }
 
 // schedulerConfigWithRevoke returns the shipped koord-scheduler configuration with the ElasticQuota plugin's

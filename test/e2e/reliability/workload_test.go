@@ -28,11 +28,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota"
 )
 
 // namespace holds the workload.
@@ -42,14 +44,18 @@ const namespace = metav1.NamespaceDefault
 // a BE pod on batch resources created every second and deleted 20 s later, a gang of three created every 20 s
 // and deleted 15 s later, a Reservation every 30 s with the pod it is for created 3 s later (both deleted 25 s
 // later), a PodMigrationJob of one of the Deployment's pods every 40 s, a borrow and reclaim between two quota
-// tenants every 90 s (tenantCycle: the revoke controller evicts the borrower's over-use), and a BE pod using
-// 100Gi of a node's memory every 45 s, on each node in turn, deleted 30 s later (the node's agent evicts BE
-// pods). Errors of its own requests are counted, not fatal: an apiserver or webhook fault makes some fail.
+// tenants every 90 s (tenantCycle: the revoke controller evicts the borrower's over-use), and an LS pod using
+// 100Gi of a node's memory every 45 s, on each node in turn, deleted 30 s later (the node's agent evicts the BE
+// pods there). Errors of its own requests are counted, not fatal: an apiserver or webhook fault makes some fail.
 type churn struct {
 	wg      sync.WaitGroup
 	created atomic.Int64
 	deleted atomic.Int64
 	failed  atomic.Int64
+	// revoked and evicted are, once stop returns, the pods koord-scheduler's revoke controller evicted and the
+	// BE pods the node agents evicted: the quota tenants and the memory hogs must have made both happen, or the
+	// invariants about them were checked on nothing.
+	revoked, evicted int
 }
 
 // startChurn creates the Deployment and starts the loops until ctx ends; Stop waits for them.
@@ -235,6 +241,12 @@ func (c *churn) deleteLater(ctx context.Context, d time.Duration, name string) {
 // PodMigrationJobs stay for the invariants to see them end; cleanUp deletes them.
 func (c *churn) stop(ctx context.Context) {
 	c.wg.Wait()
+	events, err := env.kube.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("reason", elasticquota.ReasonQuotaOverUsedRevoked).String()})
+	if err == nil {
+		c.revoked = len(events.Items)
+	}
+	c.evicted = int(env.c.Sim().Snapshot().Total.Evictions)
 	_ = env.kube.AppsV1().Deployments(namespace).Delete(ctx, "web", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)})
 }
 
