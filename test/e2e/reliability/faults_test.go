@@ -207,11 +207,7 @@ func skewClocks(ctx context.Context) (finding, error) {
 			errs = append(errs, fmt.Errorf("node %s with its agent's clock %v off has no %s", node, skew, extension.BatchCPU))
 		}
 		pod := bePod("skewed-" + node)
-		pod.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-				MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
-			}}},
-		}}
+		pod.Spec.Affinity = onNode(node)
 		if _, err := env.kube.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 			errs = append(errs, err)
 			continue

@@ -31,6 +31,7 @@ import (
 
 	"github.com/prometheus/procfs"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
@@ -110,25 +111,13 @@ type resourceChanges struct {
 }
 
 func (b *resourceChanges) observe(old, cur *corev1.Node) {
-	if equalResources(old.Status.Allocatable, cur.Status.Allocatable) && equalResources(old.Status.Capacity, cur.Status.Capacity) {
+	// Semantic equality compares quantities by value: "1k" and "1000" are the same.
+	if equality.Semantic.DeepEqual(old.Status.Allocatable, cur.Status.Allocatable) && equality.Semantic.DeepEqual(old.Status.Capacity, cur.Status.Capacity) {
 		return
 	}
 	b.mu.Lock()
 	b.n++
 	b.mu.Unlock()
-}
-
-// equalResources reports whether a and b have the same resources in the same quantities.
-func equalResources(a, b corev1.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for name, q := range a {
-		if o, ok := b[name]; !ok || o.Cmp(q) != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // sampleMemory samples the resident memory of every process of the cluster and of this one (the node agents

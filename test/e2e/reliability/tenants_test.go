@@ -152,11 +152,7 @@ func memoryHog(name, node string) *corev1.Pod {
 			Annotations: map[string]string{sim.AnnotationUsage: `{"memory": {"type": "constant", "value": "100Gi"}}`}},
 		Spec: corev1.PodSpec{
 			SchedulerName: "koord-scheduler",
-			Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-					MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
-				}}},
-			}},
+			Affinity:      onNode(node),
 			Containers: []corev1.Container{{Name: "cache", Image: "redis", Resources: corev1.ResourceRequirements{
 				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("1Gi")}}}},
 			TerminationGracePeriodSeconds: ptr.To[int64](0),

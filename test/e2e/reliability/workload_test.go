@@ -271,6 +271,15 @@ func bePod(name string) *corev1.Pod {
 	}
 }
 
+// onNode is the affinity that pins a pod to node, through the scheduler (unlike spec.nodeName).
+func onNode(node string) *corev1.Affinity {
+	return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+		}}},
+	}}
+}
+
 // gangPod returns a member of the gang of min members.
 func gangPod(name, gang string, min int) *corev1.Pod {
 	return &corev1.Pod{
