@@ -232,6 +232,8 @@ type Cluster struct {
 	wake chan struct{}
 	// skews are the clock skews of the nodes' wall clocks (SetClockSkew), by node name, in nanoseconds.
 	skews map[string]*atomic.Int64
+	// killed are the nodes whose agents KillAgent stopped, until StartAgent starts them again.
+	killed map[string]bool
 	// predictionMetrics are the collectors every node's prediction records into: one set for all nodes, so
 	// that a node costs no collectors of its own; they are not registered (their gauges hold whichever node
 	// predicted last).
@@ -249,13 +251,14 @@ func NewCluster(kube kubernetes.Interface, koord versioned.Interface, clk *Clock
 	}
 	opts = opts.withDefaults()
 	c := &Cluster{
-		kube:  kube,
-		koord: koord,
-		clock: clk,
-		opts:  opts,
-		nodes: map[string]*simNode{},
-		skews: map[string]*atomic.Int64{},
-		wake:  make(chan struct{}, 1),
+		kube:   kube,
+		koord:  koord,
+		clock:  clk,
+		opts:   opts,
+		nodes:  map[string]*simNode{},
+		skews:  map[string]*atomic.Int64{},
+		killed: map[string]bool{},
+		wake:   make(chan struct{}, 1),
 
 		predictionMetrics: prediction.NewMetrics(),
 	}
@@ -405,23 +408,61 @@ func (c *Cluster) nodeChanged(logger klog.Logger, n *corev1.Node) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.nodes[n.Name]; ok {
+	if _, ok := c.nodes[n.Name]; ok || c.killed[n.Name] {
 		return
 	}
+	c.addNode(logger, n.Name, c.opts.History)
+}
+
+// addNode starts the agent of node name, pretending it has run for history; c.mu must be held.
+func (c *Cluster) addNode(logger klog.Logger, name string, history time.Duration) {
 	now := c.clock.Now()
-	sn := c.newNode(n.Name, now)
-	c.nodes[n.Name] = sn
+	sn := c.newNode(name, now, history)
+	c.nodes[name] = sn
 	sn.due = now
 	heap.Push(&c.queue, sn)
 	c.opts.Metrics.nodes.Set(float64(len(c.nodes)))
 	c.signal()
-	logger.V(2).Info("Started simulating a node agent", "node", n.Name)
+	logger.V(2).Info("Started simulating a node agent", "node", name)
 }
 
 // removeNode stops simulating a node; its counters go to the totals of gone nodes.
 func (c *Cluster) removeNode(logger klog.Logger, name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.dropNode(logger, name)
+}
+
+// KillAgent stops the agent of node as kill -9 stops a koordlet: what it held in memory (its usage samples and
+// aggregates, its prediction models, its next report) is gone and nothing is written on its way out, so the
+// node's NodeMetric stays as last reported and ages. The agent stays down, whatever happens to the node, until
+// StartAgent. Killing an agent that is not running (an unknown node, or one killed already) only keeps it down.
+func (c *Cluster) KillAgent(ctx context.Context, node string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.killed[node] = true
+	c.dropNode(klog.FromContext(ctx), node)
+}
+
+// StartAgent starts the agent of node that KillAgent killed, as a koordlet starting afresh: it has no history
+// (Options.History does not apply), collects from now on and reports after the warm-up. It does nothing for a
+// node whose agent was not killed, and for one no longer selected it only lifts the kill.
+func (c *Cluster) StartAgent(ctx context.Context, node string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.killed[node] {
+		return
+	}
+	delete(c.killed, node)
+	obj, ok, err := c.nodeInformer.GetIndexer().GetByKey(node)
+	if err != nil || !ok || !c.opts.NodeSelector.Matches(labels.Set(obj.(*corev1.Node).Labels)) {
+		return
+	}
+	c.addNode(klog.FromContext(ctx), node, 0)
+}
+
+// dropNode stops simulating a node; its counters go to the totals of gone nodes. c.mu must be held.
+func (c *Cluster) dropNode(logger klog.Logger, name string) {
 	n, ok := c.nodes[name]
 	if !ok {
 		return

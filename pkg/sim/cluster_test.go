@@ -545,6 +545,81 @@ func TestClusterClockSkew(t *testing.T) {
 	}
 }
 
+// TestClusterKillAgent kills a node's agent, checks that it stays down (no reports, not restarted by a node
+// update) while its counters stay in the totals, and starts it again afresh: no report before its warm-up.
+func TestClusterKillAgent(t *testing.T) {
+	nm := nodeMetric("n1")
+	nm.Spec.CollectPolicy = &slov1alpha1.NodeMetricCollectPolicy{ReportIntervalSeconds: ptr.To[int64](4)}
+	c := startClusterAt(t, 1, []runtime.Object{kwokNode("n1", "4", "8Gi", false)}, []runtime.Object{nm},
+		Options{WarmUp: 4 * time.Second, RoundInterval: time.Second, History: time.Hour})
+	ctx := t.Context()
+	updateTime := func() time.Duration {
+		t.Helper()
+		obj, err := c.koord.SloV1alpha1().NodeMetrics().Get(ctx, "n1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if obj.Status.UpdateTime == nil {
+			return 0
+		}
+		return obj.Status.UpdateTime.Sub(realStart)
+	}
+	c.waitFor(t, "the first round", allNodes(1, func(n NodeSnapshot) bool { return n.Last.Time.Equal(day) && c.base.HasWaiters() }))
+	c.base.Step(4 * time.Second)
+	c.waitFor(t, "the first report", allNodes(1, func(n NodeSnapshot) bool { return n.Reports == 1 && c.base.HasWaiters() }))
+
+	c.KillAgent(ctx, "n1")
+	if s := c.Snapshot(); len(s.Nodes) != 0 || s.Total.Reports != 1 {
+		t.Errorf("after the kill: %d nodes simulated, %d reports in the totals; want 0 and 1", len(s.Nodes), s.Total.Reports)
+	}
+	// A change of the node does not bring the agent back: n2, created after the change, shows the informer
+	// handled it.
+	node, err := c.kube.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Annotations = map[string]string{"changed": "true"}
+	if _, err := c.kube.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.kube.CoreV1().Nodes().Create(ctx, kwokNode("n2", "4", "8Gi", false), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor(t, "n2 and not n1", allNodes(1, func(n NodeSnapshot) bool { return n.Name == "n2" }))
+	c.base.Step(8 * time.Second)
+	c.waitFor(t, "n2's rounds", allNodes(1, func(n NodeSnapshot) bool { return n.Last.Time.Equal(day.Add(12*time.Second)) && c.base.HasWaiters() }))
+	if got, want := updateTime(), 4*time.Second; got != want {
+		t.Errorf("n1's NodeMetric updated at %v with its agent down, want %v (its last report)", got, want)
+	}
+
+	// Started again, it is a new agent: it reports after its warm-up, not at once.
+	c.StartAgent(ctx, "n1")
+	byName := func(name string, f func(NodeSnapshot) bool) func(Snapshot) bool {
+		return func(s Snapshot) bool {
+			for _, n := range s.Nodes {
+				if n.Name == name {
+					return f(n)
+				}
+			}
+			return false
+		}
+	}
+	c.waitFor(t, "n1's first round after the start", byName("n1", func(n NodeSnapshot) bool {
+		return n.Last.Time.Equal(day.Add(12*time.Second)) && n.Reports == 0 && c.base.HasWaiters()
+	}))
+	c.base.Step(4 * time.Second)
+	c.waitFor(t, "n1's report after the warm-up", byName("n1", func(n NodeSnapshot) bool { return n.Reports == 1 }))
+	if got, want := updateTime(), 16*time.Second; got != want {
+		t.Errorf("n1's NodeMetric updated at %v after the start, want %v (start + warm-up)", got, want)
+	}
+	// Starting an agent that runs, or an unknown one, does nothing.
+	c.StartAgent(ctx, "n1")
+	c.StartAgent(ctx, "n3")
+	if s := c.Snapshot(); len(s.Nodes) != 2 {
+		t.Errorf("%d nodes simulated, want 2", len(s.Nodes))
+	}
+}
+
 func TestReportInterval(t *testing.T) {
 	policy := func(v int64) slov1alpha1.NodeMetricSpec {
 		return slov1alpha1.NodeMetricSpec{CollectPolicy: &slov1alpha1.NodeMetricCollectPolicy{ReportIntervalSeconds: ptr.To(v)}}

@@ -141,12 +141,13 @@ type simNode struct {
 	stats NodeSnapshot
 }
 
-// newNode returns the agent of node name, first seen at now; c.mu must be held.
-func (c *Cluster) newNode(name string, now time.Time) *simNode {
+// newNode returns the agent of node name, started at now and pretending to have run for history before it; c.mu
+// must be held.
+func (c *Cluster) newNode(name string, now time.Time, history time.Duration) *simNode {
 	n := &simNode{
 		c:          c,
 		name:       name,
-		since:      now.Add(-c.opts.History),
+		since:      now.Add(-history),
 		view:       &nodeView{c: c, name: name},
 		src:        NewSource(c.clock, c.opts.CollectInterval, c.opts.MaxPoints),
 		pods:       map[types.UID]*podState{},
