@@ -166,10 +166,8 @@ func killProcessesNaming(marker string) {
 }
 
 func processesNaming(marker string) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
+	// On an error, ReadDir still returns the entries it read before it: look at those.
+	entries, _ := os.ReadDir("/proc")
 	self := os.Getpid()
 	var pids []int
 	for _, e := range entries {
