@@ -33,6 +33,10 @@ import (
 // long adds the faults that take minutes (make reliability).
 var long = flag.Bool("long", false, "run every fault, including those that take minutes")
 
+// only narrows TestFaults to the faults whose name matches, for working on one fault; the checks that need
+// the whole list (a revoke, an eviction happened somewhere) are then left out.
+var only = flag.String("faults", "", "run only the faults whose name matches this regular expression")
+
 // reportInterval is how often the node agents report their NodeMetrics.
 const reportInterval = 5 * time.Second
 
