@@ -119,6 +119,7 @@ func faults() []fault {
 			}
 			return finding{checks: 1, detail: "killed " + leader}, err
 		}},
+		{name: "kill -9 koord-scheduler's leader while Reservations are bound", inject: killSchedulerPlacingReservations},
 		{name: "kill -9 koord-manager's leader", inject: restartLeader("koord-manager")},
 		{name: "kill -9 the leaders of koord-manager and koord-scheduler, left down", inject: killLeaders},
 		{name: "webhook server unreachable (every koord-manager replica down)", inject: func(ctx context.Context) (finding, error) {
@@ -151,7 +152,7 @@ func faults() []fault {
 		{name: "etcd restart", inject: func(ctx context.Context) (finding, error) { return finding{}, env.c.RestartEtcd(ctx) }},
 		{name: "node agents' clocks 2 min ahead and 2 min behind", inject: skewClocks},
 		{name: "kill -9 two node agents, degradeTimeMinutes 1", inject: killAgents},
-		{name: "kill -9 koord-descheduler", long: true, inject: restart("koord-descheduler")},
+		{name: "kill -9 koord-descheduler mid-migration", long: true, inject: killDeschedulerMigrating},
 		{name: "kill -9 kube-scheduler and kube-controller-manager", long: true, inject: func(ctx context.Context) (finding, error) {
 			return finding{}, errors.Join(env.c.Restart(ctx, "kube-scheduler"), env.c.Restart(ctx, "kube-controller-manager"))
 		}},
