@@ -27,10 +27,12 @@ import (
 // --feature-gates keeps its meaning; PodCgroupReconcile, which Koordinator has no gate for, is Koord's own.
 const (
 	// PodCgroupReconcile runs the periodic reconciler that writes the per-class cgroup settings of BE, LSR, LSE
-	// and LS pods and repairs drift every round: what Koordinator's runtime hooks and their reconciler
-	// (--runtime-hooks-reconcile-interval, not gated there) do. Koord has no NRI or runtime-proxy hook, so this
-	// loop is the only path that applies BatchResource and CPUSetAllocator; both depend on it. Koord's own gate
-	// (beta, on); Koordinator's CgroupReconcile, the memory QoS reconciler, is another thing (not implemented).
+	// and LS pods and repairs drift every round: what Koordinator's hooks' reconciler
+	// (--runtime-hooks-reconcile-interval, not gated there) does. The NRI hooks apply BatchResource and
+	// CPUSetAllocator at container creation; this loop applies them to containers created without the hooks
+	// (no NRI in the runtime, koordlet away) and repairs drift. With it off, only the hooks apply them. Koord's
+	// own gate (beta, on); Koordinator's CgroupReconcile, the memory QoS reconciler, is another thing (not
+	// implemented).
 	// owner: koordlet
 	PodCgroupReconcile featuregate.Feature = "PodCgroupReconcile"
 	// BatchResource sets BE pods' cpu.shares, CFS quota and memory limit from their kubernetes.io/batch-cpu and
@@ -104,13 +106,10 @@ var koordletFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
 	RDMADevices:            {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 }
 
-// koordletDependencies: the per-class settings are applied by the reconciler only. Turning PodCgroupReconcile off
-// therefore needs BatchResource and CPUSetAllocator turned off too; the gate set rejects anything else.
+// koordletDependencies: none. BatchResource and CPUSetAllocator are applied by the NRI hooks and by the
+// reconcile loop (PodCgroupReconcile), either of which may be off.
 func koordletDependencies() map[featuregate.Feature][]featuregate.Feature {
-	return map[featuregate.Feature][]featuregate.Feature{
-		BatchResource:   {PodCgroupReconcile},
-		CPUSetAllocator: {PodCgroupReconcile},
-	}
+	return map[featuregate.Feature][]featuregate.Feature{}
 }
 
 // NewKoordletGate returns a fresh gate set with koordlet's features and their dependencies. koordlet creates

@@ -57,13 +57,14 @@ func TestKoordletGateSetFromFlag(t *testing.T) {
 			want: Koordlet{PodCgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, CPUBurst: true,
 				BEMemoryEvict: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true},
 		},
-		"reconciler off with what depends on it": {
+		"reconciler and the per-class settings off": {
 			value: "PodCgroupReconcile=false,BatchResource=false,CPUSetAllocator=false",
 			want:  Koordlet{BECPUSuppress: true, CPUBurst: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true},
 		},
-		"reconciler off alone leaves its dependents without an apply path": {
-			value:      "PodCgroupReconcile=false",
-			wantErrSub: "depends on features that are disabled: [PodCgroupReconcile]",
+		"reconciler off alone: the runtime hooks still apply the per-class settings": {
+			value: "PodCgroupReconcile=false",
+			want: Koordlet{BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true, CPUBurst: true,
+				NodeTopologyReport: true, Accelerators: true, RDMADevices: true},
 		},
 		"unknown gate":  {value: "RdtResctrl=true", wantErrSub: "unrecognized feature gate: RdtResctrl"},
 		"not a boolean": {value: "CPUBurst=sometimes", wantErrSub: "invalid value of CPUBurst=sometimes"},

@@ -54,6 +54,7 @@ import (
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpusuppress"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/memoryevict"
 	"github.com/koord-dev/koord/pkg/koordlet/reporter"
+	"github.com/koord-dev/koord/pkg/koordlet/runtimehooks"
 	"github.com/koord-dev/koord/pkg/koordlet/statesinformer"
 )
 
@@ -103,8 +104,10 @@ type Agent struct {
 	// topology reports the NodeResourceTopology; nil with NodeTopologyReport off.
 	topology *nodetopology.Reporter
 	// devices reports the node's Device; nil when no device source is on.
-	devices  *devices.Reporter
-	qos      *qosmanager.Manager
+	devices *devices.Reporter
+	qos     *qosmanager.Manager
+	// hooks answer the container runtime over NRI; nil with --enable-nri-runtime-hook=false or no rule to apply.
+	hooks    *runtimehooks.Hooks
 	events   record.EventBroadcaster
 	registry *prometheus.Registry
 }
@@ -182,10 +185,33 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 	if err := qosMetrics.Register(a.registry); err != nil {
 		return nil, fmt.Errorf("register QoS metrics: %w", err)
 	}
+	kubeletPinned := nodetopology.NewKubeletPinned(opts.KubeletRootDir)
 	a.qos = qosmanager.New(strategies, a.informer, a.cache, qosmanager.WithMetrics(qosMetrics),
 		qosmanager.WithMaxSampleAge(3*opts.CollectInterval),
-		qosmanager.WithKubeletCPUs(nodetopology.NewKubeletPinned(opts.KubeletRootDir).Pinned))
+		qosmanager.WithKubeletCPUs(kubeletPinned.Pinned))
+	if opts.RuntimeHooks.NRI && (gates.BatchResource || gates.CPUSetAllocator) {
+		m := runtimehooks.NewMetrics()
+		if err := m.Register(a.registry); err != nil {
+			return nil, fmt.Errorf("register runtime hook metrics: %w", err)
+		}
+		policy, err := runtimehooks.ParseFailurePolicy(opts.RuntimeHooks.FailurePolicy)
+		if err != nil {
+			return nil, fmt.Errorf("--runtime-hooks-failure-policy: %w", err)
+		}
+		a.hooks = runtimehooks.New(a.cgroupRules(gates), a.informer, runtimehooks.WithFailurePolicy(policy),
+			runtimehooks.WithKubeletCPUs(kubeletPinned.Pinned), runtimehooks.WithMetrics(m))
+	}
 	return a, nil
+}
+
+// cgroupRules is the cgroup reconciler with the BatchResource and CPUSetAllocator gates: the rules of both the
+// reconcile loop and the runtime hooks.
+func (a *Agent) cgroupRules(gates features.Koordlet) *cgroupreconcile.Strategy {
+	sysRoot := a.opts.SysRoot
+	return cgroupreconcile.New(a.cgroups, cgroupreconcile.Features{
+		BatchResource:   gates.BatchResource,
+		CPUSetAllocator: gates.CPUSetAllocator,
+	}, cgroupreconcile.WithNUMACPUs(func() (map[int]cpuset.CPUSet, error) { return nodetopology.ReadNUMACPUs(sysRoot) }))
 }
 
 // deviceSources are where the node's devices come from: the --device-file alone when given, else NVML
@@ -225,11 +251,7 @@ func (a *Agent) strategies(gates features.Koordlet, recorder record.EventRecorde
 	var out []qosmanager.Strategy
 	annotations := qosmanager.NewAnnotationReporter(recorder)
 	if gates.PodCgroupReconcile && (gates.BatchResource || gates.CPUSetAllocator) {
-		sysRoot := a.opts.SysRoot
-		out = append(out, cgroupreconcile.New(a.cgroups, cgroupreconcile.Features{
-			BatchResource:   gates.BatchResource,
-			CPUSetAllocator: gates.CPUSetAllocator,
-		}, cgroupreconcile.WithNUMACPUs(func() (map[int]cpuset.CPUSet, error) { return nodetopology.ReadNUMACPUs(sysRoot) })))
+		out = append(out, a.cgroupRules(gates))
 	}
 	if gates.BECPUSuppress {
 		m := cpusuppress.NewMetrics()
@@ -298,6 +320,10 @@ func (a *Agent) Run(ctx context.Context) error {
 		wg.Go(func() { a.topology.Run(ctx, a.opts.TopologyReportInterval) })
 	}
 	wg.Go(func() { a.qos.Run(ctx, a.opts.QoSInterval) })
+	if a.hooks != nil {
+		// After the caches synced: a hook needs the pod the runtime asks about.
+		wg.Go(func() { runtimehooks.Serve(ctx, a.hooks, a.opts.RuntimeHooks.Resolved()) })
+	}
 	<-ctx.Done()
 	wg.Wait()
 	servers.wait()

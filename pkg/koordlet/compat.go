@@ -45,7 +45,7 @@ func (o *Options) addKoordinatorFlags(fs *pflag.FlagSet) {
 	c.IgnoreValue("Koord reads the node's pods from the apiserver, not from kubelet",
 		"kubelet-preferred-address-type", "kubelet-sync-interval", "kubelet-sync-timeout", "kubelet-read-only-port")
 	c.IgnoreBool("Koord reads the node's pods from the apiserver, not from kubelet", "kubelet-insecure-tls", "disable-query-kubelet-config")
-	c.IgnoreValue("Koord reads cgroups, /proc, /sys and kubelet's files only", "sys-fs-root-dir", "var-run-root-dir",
+	c.IgnoreValue("Koord reads cgroups, /proc, /sys and kubelet's files only", "sys-fs-root-dir",
 		"run-root-dir", "containerd-endpoint", "docker-endpoint", "pouch-endpoint",
 		"default-runtime-type", "hami-core-library-directory-path", "pod-resources-proxy-path", "xpu-device-infos-dir")
 	c.IgnoreBool("Koord reads cgroups and /proc only", "xpu-enforce-collect-from-device-infos", "enable-pod-taskids")
@@ -61,14 +61,12 @@ func (o *Options) addKoordinatorFlags(fs *pflag.FlagSet) {
 		"tsdb-max-bytes", "tsdb-wal-segment-size", "tsdb-max-block-chunk-segment-size", "tsdb-min-block-duration",
 		"tsdb-max-block-duration", "tsdb-head-chunks-write-buffer-size")
 	c.IgnoreBool("Koord keeps metrics in memory", "tsdb-enable-prometheus-metric")
-	c.IgnoreValue("Koord's koordlet applies QoS by its reconcile loop; runtime hooks are not implemented yet",
-		"runtime-hooks-network", "runtime-hooks-addr", "runtime-hooks-failure-policy", "runtime-hooks-plugin-failure-policy",
-		"runtime-hooks-config-path", "runtime-hooks-host-endpoint", "runtime-hooks-disable-stages",
-		"runtime-hooks-nri-connect-timeout", "runtime-hooks-nri-backoff-duration", "runtime-hooks-nri-backoff-cap",
-		"runtime-hooks-nri-backoff-steps", "runtime-hooks-nri-backoff-factor", "runtime-hooks-nri-socket-path",
-		"runtime-hooks-nri-plugin-name", "runtime-hooks-nri-plugin-index", "runtime-hooks-reconcile-interval")
-	c.IgnoreBool("Koord's koordlet applies QoS by its reconcile loop; runtime hooks are not implemented yet",
-		"enable-nri-runtime-hook", "disable-unset-cpu-quota")
+	c.IgnoreValue("Koord's koordlet hooks into the runtime through NRI only (no koord-runtime-proxy), as one plugin",
+		"runtime-hooks-network", "runtime-hooks-addr", "runtime-hooks-plugin-failure-policy", "runtime-hooks-config-path",
+		"runtime-hooks-host-endpoint", "runtime-hooks-disable-stages")
+	c.IgnoreValue("Koord's koordlet reconnects to the NRI socket for as long as it runs", "runtime-hooks-nri-backoff-steps")
+	c.IgnoreValue("Koord's koordlet re-applies its rules every --qos-interval", "runtime-hooks-reconcile-interval")
+	c.IgnoreBool("Koord's koordlet always unsets the CFS quota of pods bound to CPUs of their own, as Koordinator does by default", "disable-unset-cpu-quota")
 	c.IgnoreValue("Koord's koordlet writes no audit log", "audit-log-dir", "audit-verbose", "audit-max-disk-space-mb",
 		"audit-max-concurrent-readers", "audit-max-events-limit")
 	c.IgnoreBool("koordlet serves no profiles", "enable-pprof")

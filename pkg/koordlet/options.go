@@ -33,6 +33,7 @@ import (
 	"github.com/koord-dev/koord/pkg/features"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
 	"github.com/koord-dev/koord/pkg/koordlet/prediction"
+	"github.com/koord-dev/koord/pkg/koordlet/runtimehooks"
 	"github.com/koord-dev/koord/pkg/util/compatflag"
 )
 
@@ -86,6 +87,9 @@ type Options struct {
 	HealthProbeBindAddress string
 	// Prediction are the peak prediction's settings (Koordinator's --prediction-* flags).
 	Prediction prediction.Config
+	// RuntimeHooks are the NRI runtime hooks' settings (Koordinator's --enable-nri-runtime-hook and
+	// --runtime-hooks-* flags).
+	RuntimeHooks runtimehooks.Options
 	// FeatureGates are koordlet's gates.
 	FeatureGates featuregate.MutableVersionedFeatureGate
 
@@ -117,6 +121,7 @@ func DefaultOptions() Options {
 		MetricsBindAddress:     ":9316",
 		HealthProbeBindAddress: ":9318",
 		Prediction:             prediction.DefaultConfig(),
+		RuntimeHooks:           runtimehooks.DefaultOptions(),
 		FeatureGates:           features.NewKoordletGate(),
 	}
 }
@@ -145,6 +150,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address of the Prometheus /metrics endpoint; 0 turns it off.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address of /healthz and /readyz; 0 turns them off.")
 	o.Prediction.AddFlags(fs)
+	o.RuntimeHooks.AddFlags(fs)
 	o.gatesFlag = features.NewKoordletCompatFlag(o.FeatureGates)
 	o.gatesFlag.AddFlag(fs)
 	o.addKoordinatorFlags(fs)
@@ -197,6 +203,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Errorf("--pod-metric-window: %s is shorter than 1m", o.PodMetricWindow))
 	}
 	if err := o.Prediction.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.RuntimeHooks.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst <= 0 {

@@ -369,6 +369,8 @@ func startAgent(t *testing.T, parent string) ktesting.Buffer {
 	opts.CollectInterval = collectInterval
 	opts.QoSInterval = collectInterval
 	opts.ReportWarmup = time.Second
+	// The real-cgroup tests check the reconcile loop; the machine's container runtime must not get their hooks.
+	opts.RuntimeHooks.NRI = false
 	opts.MetricsBindAddress = "0"
 	opts.HealthProbeBindAddress = "0"
 	// The prediction's checkpoints go to the test's directory, not the host's /prediction-checkpoints.

@@ -423,6 +423,8 @@ func startAgentWith(t *testing.T, cfg *rest.Config, n *testNode, edit func(*koor
 	opts.HealthProbeBindAddress = "0"
 	// The prediction's checkpoints go to the test's directory, not the host's /prediction-checkpoints.
 	opts.Prediction.CheckpointDir = t.TempDir()
+	// A container runtime of this machine must not get the test's hooks; TestRuntimeHooks gives its own socket.
+	opts.RuntimeHooks.NRI = false
 	if edit != nil {
 		edit(&opts)
 	}

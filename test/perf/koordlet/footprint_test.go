@@ -106,6 +106,8 @@ func BenchmarkKoordletFootprint(b *testing.B) {
 		"--proc-root=" + node.procDir,
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
+		// The machine's container runtime must not get the benchmark's hooks.
+		"--enable-nri-runtime-hook=false",
 		// The prediction's checkpoints go to the benchmark's directory, not the host's /prediction-checkpoints.
 		"--prediction-checkpoint-filepath=" + b.TempDir(),
 	}

@@ -96,41 +96,116 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 
 // reconcileBatch writes every BE pod's BatchResources.
 func (s *Strategy) reconcileBatch(ctx context.Context, st *qosmanager.State) error {
-	l := s.cg.Layout()
-	// On cgroup v1 a child's CFS quota may not exceed its parent's (as a share of the period); the besteffort
-	// cgroup's quota belongs to cpusuppress, so BE pods under it are capped at it.
-	var parentQuota, parentPeriod int64 = Unlimited, 0
-	if l.Version == cgroup.V1 {
-		q, p, err := s.cg.CFSQuota(ctx, l.QoSDir(corev1.PodQOSBestEffort))
-		if err == nil {
-			parentQuota, parentPeriod = q, p
-		}
-	}
+	quotaCap := s.batchQuotaCap(ctx)
 	var errs []error
 	for _, pod := range st.Pods {
-		if qosmanager.PodQoS(pod) != extension.QoSBE {
-			continue
-		}
-		want := BatchResources(pod)
-		if want.Pod == (BatchSettings{}) {
-			continue
-		}
-		kubeQoS := extension.GetKubeQoSClass(pod)
-		podDir := l.PodDir(kubeQoS, pod.UID)
-		var containers []dirSettings
-		for _, c := range qosmanager.Containers(pod) {
-			dir, err := l.ContainerDir(kubeQoS, pod.UID, c.Status.ContainerID)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
-				continue
-			}
-			containers = append(containers, dirSettings{dir: dir, want: want.Containers[c.Spec.Name]})
-		}
-		capQuota := kubeQoS == corev1.PodQOSBestEffort && parentQuota != Unlimited
-		if err := s.applyBatch(ctx, dirSettings{dir: podDir, want: want.Pod}, containers, capQuota, parentQuota, parentPeriod); err != nil {
+		if err := s.syncBatchPod(ctx, pod, quotaCap); err != nil {
 			errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
 		}
 	}
+	return errors.Join(errs...)
+}
+
+// SyncBatchPod writes the BatchResources of one BE pod to its cgroup and its running containers' now, as a
+// round does: what a runtime hook does when the pod's sandbox starts. Other pods are left alone.
+func (s *Strategy) SyncBatchPod(ctx context.Context, pod *corev1.Pod) error {
+	if !s.features.BatchResource {
+		return nil
+	}
+	return s.syncBatchPod(ctx, pod, s.batchQuotaCap(ctx))
+}
+
+// BatchContainer is what a BE container gets from its batch resources when it is created; a nil field is left
+// as kubelet asked.
+type BatchContainer struct {
+	// CPUShares is the container's cpu.shares.
+	CPUShares *int64
+	// CFSQuotaUs is the container's CFS quota for the period it is created with, Unlimited for none.
+	CFSQuotaUs *int64
+	// MemoryLimit is the container's memory limit in bytes, Unlimited for none.
+	MemoryLimit *int64
+}
+
+// BatchContainerOf returns what the container named container of pod gets from BatchResources, its quota for a
+// period of periodUs µs (kubelet's, 100000 when it sets none) and capped as a round caps it: nothing for a pod
+// that is not BE or asks for no batch resources.
+func (s *Strategy) BatchContainerOf(ctx context.Context, pod *corev1.Pod, container string, periodUs int64) BatchContainer {
+	if !s.features.BatchResource || qosmanager.PodQoS(pod) != extension.QoSBE {
+		return BatchContainer{}
+	}
+	want, ok := BatchResources(pod).Containers[container]
+	if !ok {
+		return BatchContainer{}
+	}
+	out := BatchContainer{CPUShares: want.CPUShares, MemoryLimit: want.MemoryLimit}
+	if want.CFSQuotaMilli != nil {
+		q := QuotaUs(*want.CFSQuotaMilli, periodUs)
+		if extension.GetKubeQoSClass(pod) == corev1.PodQOSBestEffort {
+			q = s.batchQuotaCap(ctx).apply(q, periodUs)
+		}
+		out.CFSQuotaUs = &q
+	}
+	return out
+}
+
+// cfsCap is the CFS quota BE pods under the besteffort cgroup are capped at.
+type cfsCap struct {
+	quota, period int64
+}
+
+// batchQuotaCap returns the besteffort cgroup's quota on cgroup v1, where a child's CFS quota may not exceed its
+// parent's (as a share of the period): the besteffort cgroup's quota belongs to cpusuppress, so BE pods under it
+// are capped at it. On cgroup v2, or when it cannot be read, there is no cap.
+func (s *Strategy) batchQuotaCap(ctx context.Context) cfsCap {
+	l := s.cg.Layout()
+	if l.Version != cgroup.V1 {
+		return cfsCap{quota: Unlimited}
+	}
+	q, p, err := s.cg.CFSQuota(ctx, l.QoSDir(corev1.PodQOSBestEffort))
+	if err != nil || p <= 0 {
+		return cfsCap{quota: Unlimited}
+	}
+	return cfsCap{quota: q, period: p}
+}
+
+// apply caps the quota q for a period of periodUs µs.
+func (c cfsCap) apply(q, periodUs int64) int64 {
+	if c.quota == Unlimited {
+		return q
+	}
+	limit := max(c.quota*periodUs/c.period, cgroup.MinCFSQuotaUs)
+	if q == Unlimited || q > limit {
+		return limit
+	}
+	return q
+}
+
+// syncBatchPod writes one pod's BatchResources, if it is BE and asks for batch resources.
+func (s *Strategy) syncBatchPod(ctx context.Context, pod *corev1.Pod, quotaCap cfsCap) error {
+	if qosmanager.PodQoS(pod) != extension.QoSBE {
+		return nil
+	}
+	want := BatchResources(pod)
+	if want.Pod == (BatchSettings{}) {
+		return nil
+	}
+	l := s.cg.Layout()
+	kubeQoS := extension.GetKubeQoSClass(pod)
+	podDir := l.PodDir(kubeQoS, pod.UID)
+	var errs []error
+	var containers []dirSettings
+	for _, c := range qosmanager.Containers(pod) {
+		dir, err := l.ContainerDir(kubeQoS, pod.UID, c.Status.ContainerID)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		containers = append(containers, dirSettings{dir: dir, want: want.Containers[c.Spec.Name]})
+	}
+	if kubeQoS != corev1.PodQOSBestEffort {
+		quotaCap = cfsCap{quota: Unlimited}
+	}
+	errs = append(errs, s.applyBatch(ctx, dirSettings{dir: podDir, want: want.Pod}, containers, quotaCap))
 	return errors.Join(errs...)
 }
 
@@ -141,9 +216,8 @@ type dirSettings struct {
 }
 
 // applyBatch writes one pod's settings. A limit that grows is written to the pod before its containers, one that
-// shrinks to the containers first, so that no child is ever above its parent. When capQuota is set, quotas are
-// capped at parentQuota/parentPeriod.
-func (s *Strategy) applyBatch(ctx context.Context, pod dirSettings, containers []dirSettings, capQuota bool, parentQuota, parentPeriod int64) error {
+// shrinks to the containers first, so that no child is ever above its parent. Quotas are capped at quotaCap.
+func (s *Strategy) applyBatch(ctx context.Context, pod dirSettings, containers []dirSettings, quotaCap cfsCap) error {
 	var errs []error
 	keep := func(err error) {
 		if err != nil && !errors.Is(err, cgroup.ErrNotFound) && !errors.Is(err, cgroup.ErrNotSupported) {
@@ -162,14 +236,7 @@ func (s *Strategy) applyBatch(ctx context.Context, pod dirSettings, containers [
 
 	if pod.want.CFSQuotaMilli != nil {
 		quota := func(d dirSettings, periodUs int64) int64 {
-			q := QuotaUs(*d.want.CFSQuotaMilli, periodUs)
-			if capQuota {
-				limit := max(parentQuota*periodUs/parentPeriod, cgroup.MinCFSQuotaUs)
-				if q == Unlimited || q > limit {
-					q = limit
-				}
-			}
-			return q
+			return quotaCap.apply(QuotaUs(*d.want.CFSQuotaMilli, periodUs), periodUs)
 		}
 		cur, period, err := s.cg.CFSQuota(ctx, pod.dir)
 		if err != nil {
@@ -239,56 +306,18 @@ func grows(cur, target int64) bool {
 // static CPU manager pinned pods to; those pods are left alone. BE containers belong to cpusuppress; LSE and
 // LSR pods without a scheduled cpuset and other classes are left alone.
 func (s *Strategy) reconcileCPUSets(ctx context.Context, st *qosmanager.State) error {
-	nodeCPUs, err := s.nodeCPUs(ctx)
+	pools, err := s.cpuPools(ctx, st)
 	if err != nil {
 		return err
 	}
-	pools, poolErr := qosmanager.SplitCPUs(st.Node, st.Pods, nodeCPUs, st.KubeletExclusive())
-	errs := []error{poolErr}
+	errs := []error{pools.err}
 	l := s.cg.Layout()
-	numa := s.numaReader()
 	for _, pod := range st.Pods {
-		if _, pinned := st.KubeletCPUs[pod.UID]; pinned {
-			// kubelet's static CPU manager owns this pod's cpuset.
-			continue
+		set, err := pools.of(st, pod)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
 		}
-		var cpus cpuset.CPUSet
-		bound := false
-		switch qosmanager.PodQoS(pod) {
-		case extension.QoSLSE, extension.QoSLSR, extension.QoSLS:
-			status, err := extension.GetResourceStatus(pod.Annotations)
-			if err != nil {
-				// A malformed status is reported by SplitCPUs.
-				continue
-			}
-			if status != nil && status.CPUSet != "" {
-				ids, err := status.CPUs()
-				if err != nil {
-					continue
-				}
-				cpus = cpuset.New(ids...).Intersection(nodeCPUs)
-				bound = true
-				break
-			}
-			ids := numaCPUNodes(status)
-			if qosmanager.PodQoS(pod) != extension.QoSLS && len(ids) == 0 {
-				// An LSE or LSR pod without a cpuset (ConstrainedBurst, or not placed by koord-scheduler) that
-				// was given no NUMA nodes keeps kubelet's cpuset.
-				continue
-			}
-			cpus = pools.Shared
-			if len(ids) > 0 {
-				confined, err := numa.confine(pools.Shared, ids)
-				if err != nil {
-					errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
-				}
-				cpus = confined
-			}
-		default:
-			continue
-		}
-		if cpus.IsEmpty() {
-			errs = append(errs, fmt.Errorf("pod %s: no CPU to pin it to", klog.KObj(pod)))
+		if set.CPUs.IsEmpty() {
 			continue
 		}
 		kubeQoS := extension.GetKubeQoSClass(pod)
@@ -297,7 +326,7 @@ func (s *Strategy) reconcileCPUSets(ctx context.Context, st *qosmanager.State) e
 				errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
 			}
 		}
-		if bound {
+		if set.Bound {
 			// A pod bound to whole CPUs is not throttled below them, as Koordinator unsets its CPU quota: the
 			// pod's cgroup first (a child may not exceed its parent on cgroup v1).
 			_, err := s.cg.SetCFSQuota(ctx, l.PodDir(kubeQoS, pod.UID), Unlimited)
@@ -309,15 +338,101 @@ func (s *Strategy) reconcileCPUSets(ctx context.Context, st *qosmanager.State) e
 				errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
 				continue
 			}
-			_, err = s.cg.SetCPUSet(ctx, dir, cpus)
+			_, err = s.cg.SetCPUSet(ctx, dir, set.CPUs)
 			keep(err)
-			if bound {
+			if set.Bound {
 				_, err := s.cg.SetCFSQuota(ctx, dir, Unlimited)
 				keep(err)
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// PodCPUSet is the cpuset the containers of a pod get.
+type PodCPUSet struct {
+	// CPUs is the cpuset; empty when the pod's cpusets are left as they are.
+	CPUs cpuset.CPUSet
+	// Bound tells that the pod is bound to CPUs of its own (LSE, LSR): its CFS quota is unset.
+	Bound bool
+}
+
+// CPUSetOf returns the cpuset reconcileCPUSets gives the containers of pod, with the node and its pods in st:
+// what a runtime hook gives a container before it starts.
+func (s *Strategy) CPUSetOf(ctx context.Context, st *qosmanager.State, pod *corev1.Pod) (PodCPUSet, error) {
+	if !s.features.CPUSetAllocator {
+		return PodCPUSet{}, nil
+	}
+	pools, err := s.cpuPools(ctx, st)
+	if err != nil {
+		return PodCPUSet{}, err
+	}
+	// A malformed annotation of another pod (pools.err) is the reconcile loop's to report.
+	return pools.of(st, pod)
+}
+
+// cpuPools is the node's CPUs split into pools for one decision, and the NUMA nodes' CPUs when a pod needs them.
+type cpuPools struct {
+	nodeCPUs cpuset.CPUSet
+	pools    qosmanager.CPUPools
+	// err is SplitCPUs' error (a malformed pod annotation); the pools are still usable.
+	err  error
+	numa *numaReader
+}
+
+func (s *Strategy) cpuPools(ctx context.Context, st *qosmanager.State) (*cpuPools, error) {
+	nodeCPUs, err := s.nodeCPUs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pools, err := qosmanager.SplitCPUs(st.Node, st.Pods, nodeCPUs, st.KubeletExclusive())
+	return &cpuPools{nodeCPUs: nodeCPUs, pools: pools, err: err, numa: s.numaReader()}, nil
+}
+
+// of decides the cpuset of pod: its scheduled CPUs for LSE and LSR pods, the shared pool (confined to the NUMA
+// nodes the scheduler gave it, if any) for LS pods and for LSE and LSR pods given NUMA nodes but no cpuset;
+// nothing for pods kubelet's static CPU manager pinned, BE pods and the rest.
+func (p *cpuPools) of(st *qosmanager.State, pod *corev1.Pod) (PodCPUSet, error) {
+	if _, pinned := st.KubeletCPUs[pod.UID]; pinned {
+		// kubelet's static CPU manager owns this pod's cpuset.
+		return PodCPUSet{}, nil
+	}
+	switch qosmanager.PodQoS(pod) {
+	case extension.QoSLSE, extension.QoSLSR, extension.QoSLS:
+	default:
+		return PodCPUSet{}, nil
+	}
+	status, err := extension.GetResourceStatus(pod.Annotations)
+	if err != nil {
+		// A malformed status is reported by SplitCPUs.
+		return PodCPUSet{}, nil
+	}
+	if status != nil && status.CPUSet != "" {
+		ids, err := status.CPUs()
+		if err != nil {
+			return PodCPUSet{}, nil
+		}
+		cpus := cpuset.New(ids...).Intersection(p.nodeCPUs)
+		if cpus.IsEmpty() {
+			return PodCPUSet{}, errors.New("no CPU to pin it to")
+		}
+		return PodCPUSet{CPUs: cpus, Bound: true}, nil
+	}
+	ids := numaCPUNodes(status)
+	if qosmanager.PodQoS(pod) != extension.QoSLS && len(ids) == 0 {
+		// An LSE or LSR pod without a cpuset (ConstrainedBurst, or not placed by koord-scheduler) that was
+		// given no NUMA nodes keeps kubelet's cpuset.
+		return PodCPUSet{}, nil
+	}
+	cpus := p.pools.Shared
+	var confineErr error
+	if len(ids) > 0 {
+		cpus, confineErr = p.numa.confine(p.pools.Shared, ids)
+	}
+	if cpus.IsEmpty() {
+		return PodCPUSet{}, errors.Join(confineErr, errors.New("no CPU to pin it to"))
+	}
+	return PodCPUSet{CPUs: cpus}, confineErr
 }
 
 // numaCPUNodes returns the NUMA nodes on which status holds cpu for the pod.
