@@ -151,7 +151,7 @@ func faults() []fault {
 		{name: "kill -9 kube-apiserver", inject: func(ctx context.Context) (finding, error) { return finding{}, env.c.RestartAPIServer(ctx) }},
 		{name: "etcd restart", inject: func(ctx context.Context) (finding, error) { return finding{}, env.c.RestartEtcd(ctx) }},
 		{name: "node agents' clocks 2 min ahead and 2 min behind", inject: skewClocks},
-		{name: "kill -9 two node agents, degradeTimeMinutes 1", inject: killAgents},
+		{name: "kill -9 two node agents, degradeTimeMinutes 1", long: true, inject: killAgents},
 		{name: "kill -9 koord-descheduler mid-migration", long: true, inject: killDeschedulerMigrating},
 		{name: "kill -9 kube-scheduler and kube-controller-manager", long: true, inject: func(ctx context.Context) (finding, error) {
 			return finding{}, errors.Join(env.c.Restart(ctx, "kube-scheduler"), env.c.Restart(ctx, "kube-controller-manager"))
