@@ -30,6 +30,7 @@ import (
 	"k8s.io/utils/cpuset"
 	"k8s.io/utils/ptr"
 
+	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cgroupreconcile"
 )
@@ -126,10 +127,12 @@ func (h *Hooks) Configure(ctx context.Context, _, runtime, version string) (api.
 func (h *Hooks) RunPodSandbox(ctx context.Context, sb *api.PodSandbox) error {
 	start := h.clock.Now()
 	pod, err := h.pod(ctx, sb)
+	changed := false
 	if err == nil {
 		err = h.rules.SyncBatchPod(ctx, pod)
+		changed = qosmanager.PodQoS(pod) == extension.QoSBE && cgroupreconcile.BatchResources(pod).Pod != (cgroupreconcile.BatchSettings{})
 	}
-	return h.done(ctx, hookRunPodSandbox, start, sb, nil, false, err)
+	return h.done(ctx, hookRunPodSandbox, start, sb, nil, changed, err)
 }
 
 // CreateContainer returns the container's batch settings and cpuset as its adjustment.
@@ -217,6 +220,11 @@ func (h *Hooks) settings(ctx context.Context, sb *api.PodSandbox, c *api.Contain
 	batch := h.rules.BatchContainerOf(ctx, pod, c.GetName(), period)
 	s.shares, s.quota, s.memory = batch.CPUShares, batch.CFSQuotaUs, batch.MemoryLimit
 
+	if extension.GetKubeQoSClass(pod) == corev1.PodQOSBestEffort {
+		// The besteffort cgroups' cpusets belong to BE suppression (on cgroup v1 a container's cpuset outside
+		// its parent's would fail its creation).
+		return s, nil
+	}
 	node := h.inputs.Node()
 	if node == nil {
 		return s, errors.New("the node is not known to koordlet yet: no cpuset decided")

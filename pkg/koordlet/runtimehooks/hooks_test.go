@@ -156,6 +156,11 @@ func TestCreateContainer(t *testing.T) {
 		"a pod kubelet's static CPU manager pinned keeps kubelet's cpuset": {
 			pod: pinnedByKubelet, container: container("p", 0),
 		},
+		"an LS pod of kube QoS BestEffort: no cpuset (the besteffort tree's belong to BE suppression)": {
+			pod: qostest.Pod("ls-besteffort", qostest.QoS(extension.QoSLS), qostest.KubeQoS(corev1.PodQOSBestEffort),
+				qostest.Container("s", "", nil, nil)),
+			container: container("s", 0),
+		},
 		"a pod of no Koordinator class: nothing": {
 			pod: unpinned, container: container("u", 0),
 		},
@@ -184,7 +189,7 @@ func TestCreateContainer(t *testing.T) {
 			if features == (cgroupreconcile.Features{}) {
 				features = cgroupreconcile.Features{BatchResource: true, CPUSetAllocator: true}
 			}
-			pods := []*corev1.Pod{bePod(), lsrPod(), lsPod(), unpinned, pinnedByKubelet}
+			pods := []*corev1.Pod{bePod(), lsrPod(), lsPod(), unpinned, pinnedByKubelet, tc.pod}
 			h := New(cgroupreconcile.New(cg, features), &inputs{node: node(), pods: pods},
 				WithKubeletCPUs(func() (map[types.UID]cpuset.CPUSet, error) {
 					return map[types.UID]cpuset.CPUSet{pinnedByKubelet.UID: cpuset.New(6)}, nil
