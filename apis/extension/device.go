@@ -48,6 +48,12 @@ const (
 	LabelGPUVendor = NodeDomainPrefix + "gpu-vendor"
 	// LabelGPUDriverVersion is the GPU driver version of a node.
 	LabelGPUDriverVersion = NodeDomainPrefix + "gpu-driver-version"
+
+	// LabelGPUIsolationProvider names what isolates a pod's share of a GPU; with GPUIsolationProviderHAMICore
+	// koordlet preloads HAMi-core into the pod's containers with the share's limits.
+	LabelGPUIsolationProvider = DomainPrefix + "gpu-isolation-provider"
+	// GPUIsolationProviderHAMICore is HAMi-core (libvgpu.so), the value of LabelGPUIsolationProvider.
+	GPUIsolationProviderHAMICore = "HAMi-core"
 )
 
 // DeviceType is a kind of device, the key of DeviceAllocations. It is the type the Device CRD reports.

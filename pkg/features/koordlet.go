@@ -86,6 +86,12 @@ const (
 	// Koordinator's is alpha and off).
 	// owner: koordlet
 	RDMADevices featuregate.Feature = "RDMADevices"
+	// GPUEnvInject gives the containers of a pod koord-scheduler allocated GPUs (its
+	// scheduling.koordinator.sh/device-allocated annotation) NVIDIA_VISIBLE_DEVICES, the GPUs' device nodes
+	// and, for pods isolated by HAMi-core, its limits and library, through the NRI runtime hooks (alpha, off,
+	// as in Koordinator).
+	// owner: koordlet
+	GPUEnvInject featuregate.Feature = "GPUEnvInject"
 )
 
 // koordletFeatures are the defaults of koordlet's gates: Koordinator's, and Koord's own PodCgroupReconcile.
@@ -104,6 +110,7 @@ var koordletFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
 	NodeTopologyReport:     {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 	Accelerators:           {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 	RDMADevices:            {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	GPUEnvInject:           {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 }
 
 // koordletDependencies: none. BatchResource and CPUSetAllocator are applied by the NRI hooks and by the
@@ -158,6 +165,8 @@ type Koordlet struct {
 	NodeTopologyReport bool
 	// Accelerators is the state of the Accelerators gate.
 	Accelerators bool
+	// GPUEnvInject is the state of the GPUEnvInject gate.
+	GPUEnvInject bool
 	// RDMADevices is the state of the RDMADevices gate.
 	RDMADevices bool
 }
@@ -179,5 +188,6 @@ func ResolveKoordlet(g featuregate.FeatureGate) Koordlet {
 		NodeTopologyReport:     g.Enabled(NodeTopologyReport),
 		Accelerators:           g.Enabled(Accelerators),
 		RDMADevices:            g.Enabled(RDMADevices),
+		GPUEnvInject:           g.Enabled(GPUEnvInject),
 	}
 }

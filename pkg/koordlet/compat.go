@@ -47,7 +47,7 @@ func (o *Options) addKoordinatorFlags(fs *pflag.FlagSet) {
 	c.IgnoreBool("Koord reads the node's pods from the apiserver, not from kubelet", "kubelet-insecure-tls", "disable-query-kubelet-config")
 	c.IgnoreValue("Koord reads cgroups, /proc, /sys and kubelet's files only", "sys-fs-root-dir",
 		"run-root-dir", "containerd-endpoint", "docker-endpoint", "pouch-endpoint",
-		"default-runtime-type", "hami-core-library-directory-path", "pod-resources-proxy-path", "xpu-device-infos-dir")
+		"default-runtime-type", "pod-resources-proxy-path", "xpu-device-infos-dir")
 	c.IgnoreBool("Koord reads cgroups and /proc only", "xpu-enforce-collect-from-device-infos", "enable-pod-taskids")
 	c.IgnoreValue("Koord reports NodeMetric at the NodeMetric's reportIntervalSeconds", "report-interval")
 	c.IgnoreBool("Koord always reports NodeMetric", "enable-node-metric-report")

@@ -79,6 +79,7 @@ type Hooks struct {
 	inputs      Inputs
 	kubeletCPUs func() (map[types.UID]cpuset.CPUSet, error)
 	policy      FailurePolicy
+	devices     Devices
 	podWait     time.Duration
 	clock       clock.WithTicker
 	metrics     *Metrics
@@ -95,6 +96,9 @@ func WithFailurePolicy(p FailurePolicy) Option { return func(h *Hooks) { h.polic
 func WithKubeletCPUs(f func() (map[types.UID]cpuset.CPUSet, error)) Option {
 	return func(h *Hooks) { h.kubeletCPUs = f }
 }
+
+// WithDevices sets how allocated devices reach containers (nothing by default).
+func WithDevices(d Devices) Option { return func(h *Hooks) { h.devices = d } }
 
 // WithPodWait sets how long a hook waits for koordlet to learn of a pod (DefaultPodWait).
 func WithPodWait(d time.Duration) Option { return func(h *Hooks) { h.podWait = d } }
@@ -135,21 +139,34 @@ func (h *Hooks) RunPodSandbox(ctx context.Context, sb *api.PodSandbox) error {
 	return h.done(ctx, hookRunPodSandbox, start, sb, nil, changed, err)
 }
 
-// CreateContainer returns the container's batch settings and cpuset as its adjustment.
+// CreateContainer returns the container's batch settings, cpuset and devices as its adjustment.
 func (h *Hooks) CreateContainer(ctx context.Context, sb *api.PodSandbox, c *api.Container) (*api.ContainerAdjustment, []*api.ContainerUpdate, error) {
 	start := h.clock.Now()
-	s, err := h.settings(ctx, sb, c)
 	adjust := &api.ContainerAdjustment{}
+	pod, err := h.pod(ctx, sb)
+	if err != nil {
+		return adjust, nil, h.done(ctx, hookCreateContainer, start, sb, c, false, err)
+	}
+	s, err := h.settings(ctx, pod, c)
+	devices, devErr := h.devices.of(pod)
+	if devErr != nil {
+		devErr = fmt.Errorf("devices: %w", devErr)
+	}
 	// Decided in part on an error: what was decided still applies.
 	s.adjust(adjust)
-	return adjust, nil, h.done(ctx, hookCreateContainer, start, sb, c, !s.empty(), err)
+	devices.adjust(adjust)
+	return adjust, nil, h.done(ctx, hookCreateContainer, start, sb, c, !s.empty() || !devices.empty(), errors.Join(err, devErr))
 }
 
 // UpdateContainer answers kubelet's update of a container with the container's batch settings and cpuset, so
 // that the update does not undo them.
 func (h *Hooks) UpdateContainer(ctx context.Context, sb *api.PodSandbox, c *api.Container, _ *api.LinuxResources) ([]*api.ContainerUpdate, error) {
 	start := h.clock.Now()
-	s, err := h.settings(ctx, sb, c)
+	pod, err := h.pod(ctx, sb)
+	if err != nil {
+		return nil, h.done(ctx, hookUpdateContainer, start, sb, c, false, err)
+	}
+	s, err := h.settings(ctx, pod, c)
 	var updates []*api.ContainerUpdate
 	if !s.empty() {
 		u := &api.ContainerUpdate{ContainerId: c.GetId()}
@@ -206,12 +223,8 @@ func (h *Hooks) pod(ctx context.Context, sb *api.PodSandbox) (*corev1.Pod, error
 	}
 }
 
-// settings decides what the container c of the pod of sb gets. On an error it still returns what it decided.
-func (h *Hooks) settings(ctx context.Context, sb *api.PodSandbox, c *api.Container) (containerSettings, error) {
-	pod, err := h.pod(ctx, sb)
-	if err != nil {
-		return containerSettings{}, err
-	}
+// settings decides the cgroup values of the container c of pod. On an error it still returns what it decided.
+func (h *Hooks) settings(ctx context.Context, pod *corev1.Pod, c *api.Container) (containerSettings, error) {
 	period := int64(defaultPeriodUs)
 	if p := c.GetLinux().GetResources().GetCpu().GetPeriod(); p != nil && p.GetValue() > 0 {
 		period = int64(p.GetValue())

@@ -35,11 +35,14 @@ type Options struct {
 	VarRunRoot string
 	// FailurePolicy is Ignore or Fail (--runtime-hooks-failure-policy).
 	FailurePolicy string
+	// HAMiCoreLibrary is HAMi-core's library on the node (--hami-core-library-directory-path).
+	HAMiCoreLibrary string
 }
 
 // DefaultOptions returns the defaults: NRI on, the runtime's default socket, failure policy Ignore.
 func DefaultOptions() Options {
-	return Options{NRI: true, Config: DefaultConfig(), VarRunRoot: "/var/run", FailurePolicy: string(FailurePolicyIgnore)}
+	return Options{NRI: true, Config: DefaultConfig(), VarRunRoot: "/var/run", FailurePolicy: string(FailurePolicyIgnore),
+		HAMiCoreLibrary: DefaultHAMiCoreLibrary}
 }
 
 // AddFlags binds the options to fs.
@@ -53,6 +56,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.Backoff, "runtime-hooks-nri-backoff-duration", o.Backoff, "The first wait before connecting again after the socket was missing or the connection dropped.")
 	fs.DurationVar(&o.BackoffCap, "runtime-hooks-nri-backoff-cap", o.BackoffCap, "The longest wait between connection attempts.")
 	fs.Float64Var(&o.BackoffFactor, "runtime-hooks-nri-backoff-factor", o.BackoffFactor, "How much the wait grows after each failed attempt.")
+	fs.StringVar(&o.HAMiCoreLibrary, "hami-core-library-directory-path", o.HAMiCoreLibrary, "HAMi-core's library on the node, preloaded into the containers of pods that share a GPU under HAMi-core isolation (GPUEnvInject).")
 	fs.StringVar(&o.FailurePolicy, "runtime-hooks-failure-policy", o.FailurePolicy, "What the runtime does when a hook cannot decide (koordlet does not know the pod yet): Ignore creates the container as kubelet asked, Fail fails the request.")
 }
 
@@ -73,6 +77,9 @@ func (o Options) Validate() error {
 	var errs []error
 	if _, err := ParseFailurePolicy(o.FailurePolicy); err != nil {
 		errs = append(errs, fmt.Errorf("--runtime-hooks-failure-policy: %w", err))
+	}
+	if !filepath.IsAbs(o.HAMiCoreLibrary) {
+		errs = append(errs, fmt.Errorf("--hami-core-library-directory-path: %q is not an absolute path", o.HAMiCoreLibrary))
 	}
 	if !filepath.IsAbs(o.SocketPath) && !filepath.IsAbs(o.VarRunRoot) {
 		errs = append(errs, fmt.Errorf("--var-run-root-dir: %q must be absolute for the relative socket path %q", o.VarRunRoot, o.SocketPath))
