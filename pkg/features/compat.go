@@ -37,7 +37,7 @@ var koordinatorOnlyKoordletGates = []string{
 	"PodResourcesProxy", "HamiCoreVGPUMonitor", "PerCPUMetric", "NodeMetricPromMetrics", "BECPUManager",
 	"AuditEvents", "AuditEventsHTTPHandler", "CgroupV2NRI",
 	// pkg/koordlet/runtimehooks/config.go
-	"GroupIdentity", "RDMADeviceInject", "CPUNormalization", "CoreSched", "TerwayQoS",
+	"GroupIdentity", "CPUNormalization", "CoreSched", "TerwayQoS",
 	"TCNetworkQoS", "Resctrl", "OOMScoreAdj",
 }
 

@@ -92,6 +92,10 @@ const (
 	// as in Koordinator).
 	// owner: koordlet
 	GPUEnvInject featuregate.Feature = "GPUEnvInject"
+	// RDMADeviceInject gives the containers of a pod koord-scheduler allocated RDMA NICs or virtual functions the
+	// device nodes rdma_cm and uverbs<N> of them, through the NRI runtime hooks (alpha, off, as in Koordinator).
+	// owner: koordlet
+	RDMADeviceInject featuregate.Feature = "RDMADeviceInject"
 )
 
 // koordletFeatures are the defaults of koordlet's gates: Koordinator's, and Koord's own PodCgroupReconcile.
@@ -111,6 +115,7 @@ var koordletFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
 	Accelerators:           {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 	RDMADevices:            {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 	GPUEnvInject:           {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	RDMADeviceInject:       {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 }
 
 // koordletDependencies: none. BatchResource and CPUSetAllocator are applied by the NRI hooks and by the
@@ -167,6 +172,8 @@ type Koordlet struct {
 	Accelerators bool
 	// GPUEnvInject is the state of the GPUEnvInject gate.
 	GPUEnvInject bool
+	// RDMADeviceInject is the state of the RDMADeviceInject gate.
+	RDMADeviceInject bool
 	// RDMADevices is the state of the RDMADevices gate.
 	RDMADevices bool
 }
@@ -189,5 +196,6 @@ func ResolveKoordlet(g featuregate.FeatureGate) Koordlet {
 		Accelerators:           g.Enabled(Accelerators),
 		RDMADevices:            g.Enabled(RDMADevices),
 		GPUEnvInject:           g.Enabled(GPUEnvInject),
+		RDMADeviceInject:       g.Enabled(RDMADeviceInject),
 	}
 }

@@ -107,7 +107,7 @@ type Agent struct {
 	devices *devices.Reporter
 	qos     *qosmanager.Manager
 	// hooks answer the container runtime over NRI; nil with --enable-nri-runtime-hook=false or no rule to
-	// apply (BatchResource, CPUSetAllocator and GPUEnvInject off).
+	// apply (BatchResource, CPUSetAllocator, GPUEnvInject and RDMADeviceInject off).
 	hooks    *runtimehooks.Hooks
 	events   record.EventBroadcaster
 	registry *prometheus.Registry
@@ -190,7 +190,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 	a.qos = qosmanager.New(strategies, a.informer, a.cache, qosmanager.WithMetrics(qosMetrics),
 		qosmanager.WithMaxSampleAge(3*opts.CollectInterval),
 		qosmanager.WithKubeletCPUs(kubeletPinned.Pinned))
-	if opts.RuntimeHooks.NRI && (gates.BatchResource || gates.CPUSetAllocator || gates.GPUEnvInject) {
+	if opts.RuntimeHooks.NRI && (gates.BatchResource || gates.CPUSetAllocator || gates.GPUEnvInject || gates.RDMADeviceInject) {
 		m := runtimehooks.NewMetrics()
 		if err := m.Register(a.registry); err != nil {
 			return nil, fmt.Errorf("register runtime hook metrics: %w", err)
@@ -201,7 +201,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 		}
 		a.hooks = runtimehooks.New(a.cgroupRules(gates), a.informer, runtimehooks.WithFailurePolicy(policy),
 			runtimehooks.WithKubeletCPUs(kubeletPinned.Pinned), runtimehooks.WithMetrics(m),
-			runtimehooks.WithDevices(runtimehooks.Devices{GPU: gates.GPUEnvInject, DevRoot: "/dev", HAMiCoreLibrary: opts.RuntimeHooks.HAMiCoreLibrary}))
+			runtimehooks.WithDevices(runtimehooks.Devices{GPU: gates.GPUEnvInject, RDMA: gates.RDMADeviceInject, DevRoot: "/dev",
+				SysRoot: opts.SysRoot, HAMiCoreLibrary: opts.RuntimeHooks.HAMiCoreLibrary}))
 	}
 	return a, nil
 }

@@ -17,7 +17,10 @@ limitations under the License.
 package runtimehooks
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,6 +30,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/koord-dev/koord/apis/extension"
+	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 )
 
 // GPUEnv is the variable that tells the NVIDIA container runtime which GPUs a container sees.
@@ -42,11 +46,15 @@ const hamiLockDir = "/tmp/vgpulock"
 // nvidiaControlDevices are the device nodes every container with a GPU needs besides its GPUs'.
 var nvidiaControlDevices = []string{"nvidiactl", "nvidia-uvm", "nvidia-uvm-tools"}
 
-// Devices is how the GPUs koord-scheduler allocated to a pod reach its containers at creation (gate
-// GPUEnvInject).
+// Devices is how the GPUs and RDMA NICs koord-scheduler allocated to a pod reach its containers at creation
+// (gates GPUEnvInject and RDMADeviceInject).
 type Devices struct {
-	// GPU turns the GPU injection on.
+	// GPU turns the GPU injection on (GPUEnvInject).
 	GPU bool
+	// RDMA turns the RDMA injection on (RDMADeviceInject).
+	RDMA bool
+	// SysRoot is where the node's /sys is: the RDMA devices' uverbs names and numbers are read there.
+	SysRoot string
 	// DevRoot is where the node's /dev is; the device nodes of the GPUs are added to a container when they are
 	// there (a koordlet that does not see them leaves the devices to the NVIDIA container runtime).
 	DevRoot string
@@ -81,23 +89,35 @@ func (c containerDevices) adjust(a *api.ContainerAdjustment) {
 	}
 }
 
-// of returns what a container of pod gets for the GPUs in its device-allocated annotation, as Koordinator's
-// GPU hook gives it: NVIDIA_VISIBLE_DEVICES with the GPUs' minors; the device nodes of the GPUs and the NVIDIA
+// of returns what a container of pod gets for the devices in its device-allocated annotation: the RDMA part
+// (see rdma), and the GPU part, as Koordinator's GPU hook gives it: NVIDIA_VISIBLE_DEVICES with the GPUs' minors; the device nodes of the GPUs and the NVIDIA
 // control devices that DevRoot has; and with HAMi-core as the pod's isolation provider, for a share of a GPU
 // (gpu-memory-ratio below 100), CUDA_DEVICE_MEMORY_LIMIT (gpu-memory, bytes), CUDA_DEVICE_SM_LIMIT (gpu-core),
 // LD_PRELOAD of the library, and the library and HAMi-core's lock directory mounted from the node.
 func (d Devices) of(pod *corev1.Pod) (containerDevices, error) {
 	var out containerDevices
-	if !d.GPU {
+	if !d.GPU && !d.RDMA {
 		return out, nil
 	}
 	alloc, err := extension.GetDeviceAllocations(pod.Annotations)
 	if err != nil {
 		return out, err
 	}
+	var errs []error
+	if d.GPU {
+		errs = append(errs, d.gpu(pod, alloc, &out))
+	}
+	if d.RDMA {
+		errs = append(errs, d.rdma(alloc, &out))
+	}
+	return out, errors.Join(errs...)
+}
+
+// gpu adds the GPU part of what of returns.
+func (d Devices) gpu(pod *corev1.Pod, alloc extension.DeviceAllocations, out *containerDevices) error {
 	gpus := alloc[extension.DeviceTypeGPU]
 	if len(gpus) == 0 {
-		return out, nil
+		return nil
 	}
 	minors := make([]string, 0, len(gpus))
 	for _, g := range gpus {
@@ -116,20 +136,20 @@ func (d Devices) of(pod *corev1.Pod) (containerDevices, error) {
 	}
 
 	if pod.Labels[extension.LabelGPUIsolationProvider] != extension.GPUIsolationProviderHAMICore {
-		return out, nil
+		return nil
 	}
 	res := gpus[0].Resources
 	ratio, ok := res[extension.ResourceGPUMemoryRatio]
 	if !ok {
-		return out, fmt.Errorf("HAMi-core isolation: the allocation of GPU %d has no %s", gpus[0].Minor, extension.ResourceGPUMemoryRatio)
+		return fmt.Errorf("HAMi-core isolation: the allocation of GPU %d has no %s", gpus[0].Minor, extension.ResourceGPUMemoryRatio)
 	}
 	if ratio.Value() >= 100 {
 		// A whole GPU needs no isolation.
-		return out, nil
+		return nil
 	}
 	mem, ok := res[extension.ResourceGPUMemory]
 	if !ok {
-		return out, fmt.Errorf("HAMi-core isolation: the allocation of GPU %d has no %s", gpus[0].Minor, extension.ResourceGPUMemory)
+		return fmt.Errorf("HAMi-core isolation: the allocation of GPU %d has no %s", gpus[0].Minor, extension.ResourceGPUMemory)
 	}
 	out.env = append(out.env, [2]string{"CUDA_DEVICE_MEMORY_LIMIT", strconv.FormatInt(mem.Value(), 10)})
 	if core, ok := res[extension.ResourceGPUCore]; ok {
@@ -139,7 +159,80 @@ func (d Devices) of(pod *corev1.Pod) (containerDevices, error) {
 	for _, path := range []string{d.HAMiCoreLibrary, hamiLockDir} {
 		out.mounts = append(out.mounts, &api.Mount{Destination: path, Type: "bind", Source: path, Options: []string{"rbind"}})
 	}
-	return out, nil
+	return nil
+}
+
+// rdma adds, for the RDMA NICs allocated to the pod, what Koordinator's RDMA hook gives a container: the
+// node's rdma_cm, and the uverbs device of each NIC (by its PCI address, the allocation's id) and of each of its
+// virtual functions given to the pod, their numbers read from SysRoot. A device that cannot be found is left
+// out and named in the error.
+func (d Devices) rdma(alloc extension.DeviceAllocations, out *containerDevices) error {
+	nics := alloc[extension.DeviceTypeRDMA]
+	if len(nics) == 0 {
+		return nil
+	}
+	var errs []error
+	add := func(path, devFile string) {
+		major, minor, err := sysfsDeviceNumbers(devFile)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("device %s: %w", path, err))
+			return
+		}
+		out.devices = append(out.devices, &api.LinuxDevice{Path: path, Type: "c", Major: major, Minor: minor,
+			FileMode: &api.OptionalFileMode{Value: 0o666}})
+	}
+	add("/dev/infiniband/rdma_cm", filepath.Join(d.SysRoot, "class", "misc", "rdma_cm", "dev"))
+	for _, nic := range nics {
+		busIDs := []string{}
+		for _, vf := range vfsOf(nic) {
+			busIDs = append(busIDs, vf.BusID)
+		}
+		busIDs = append(busIDs, nic.ID)
+		for _, bus := range busIDs {
+			if bus == "" {
+				errs = append(errs, fmt.Errorf("RDMA device %d: an allocation without a PCI address", nic.Minor))
+				continue
+			}
+			entries, err := os.ReadDir(filepath.Join(d.SysRoot, "bus", "pci", "devices", bus, "infiniband_verbs"))
+			if err != nil || len(entries) == 0 {
+				errs = append(errs, fmt.Errorf("RDMA device %s: no uverbs device in sysfs: %v", bus, err))
+				continue
+			}
+			name := entries[0].Name()
+			add("/dev/infiniband/"+name, filepath.Join(d.SysRoot, "class", "infiniband_verbs", name, "dev"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// vfsOf returns the virtual functions an allocation's extension names ({"vfs": [{"minor": 0, "busID": ...}]}).
+func vfsOf(a *extension.DeviceAllocation) []schedulingv1alpha1.VirtualFunction {
+	var ext struct {
+		VFs []schedulingv1alpha1.VirtualFunction `json:"vfs"`
+	}
+	if len(a.Extension) == 0 || json.Unmarshal(a.Extension, &ext) != nil {
+		return nil
+	}
+	return ext.VFs
+}
+
+// sysfsDeviceNumbers reads a sysfs dev file ("231:192").
+func sysfsDeviceNumbers(path string) (major, minor int64, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	maj, mnr, ok := strings.Cut(strings.TrimSpace(string(b)), ":")
+	if !ok {
+		return 0, 0, fmt.Errorf("%s: %q is not major:minor", path, b)
+	}
+	if major, err = strconv.ParseInt(maj, 10, 64); err == nil {
+		minor, err = strconv.ParseInt(mnr, 10, 64)
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return major, minor, nil
 }
 
 // deviceNode describes /dev/name for a container, with the numbers of the node's device, if DevRoot has it.

@@ -18,6 +18,8 @@ package runtimehooks
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -130,6 +132,66 @@ func TestGPUInjection(t *testing.T) {
 			h := New(cgroupreconcile.New(cgroup.NewManager(fs.Layout()), cgroupreconcile.Features{}), &inputs{node: node(), pods: []*corev1.Pod{pod}},
 				WithFailurePolicy(FailurePolicyFail),
 				WithDevices(Devices{GPU: tc.gate, DevRoot: "/host-dev", HAMiCoreLibrary: DefaultHAMiCoreLibrary, numbers: numbers}))
+			adjust, _, err := h.CreateContainer(ctx, sandbox(pod), container("c", 0))
+			switch {
+			case tc.wantErrText == "" && err != nil:
+				t.Fatalf("CreateContainer: %v", err)
+			case tc.wantErrText != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErrText)):
+				t.Fatalf("CreateContainer: error %v, want one naming %q", err, tc.wantErrText)
+			}
+			if diff := cmp.Diff(tc.want, fromAdjustment(adjust)); diff != "" {
+				t.Errorf("injected (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRDMAInjection(t *testing.T) {
+	// A node's sysfs: rdma_cm, a NIC at 0000:3b:00.0 (uverbs0) with a virtual function at 0000:3b:00.2
+	// (uverbs2).
+	sys := t.TempDir()
+	write := func(path, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(sys, path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sys, path), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("class/misc/rdma_cm/dev", "10:58\n")
+	write("bus/pci/devices/0000:3b:00.0/infiniband_verbs/uverbs0/ibdev", "mlx5_0\n")
+	write("bus/pci/devices/0000:3b:00.2/infiniband_verbs/uverbs2/ibdev", "mlx5_2\n")
+	write("class/infiniband_verbs/uverbs0/dev", "231:192\n")
+	write("class/infiniband_verbs/uverbs2/dev", "231:194\n")
+
+	cases := map[string]struct {
+		annotation  string
+		want        injected
+		wantErrText string
+	}{
+		"a NIC and one of its virtual functions: rdma_cm, the VF's uverbs, the NIC's": {
+			annotation: `{"rdma":[{"minor":0,"id":"0000:3b:00.0","resources":{"koordinator.sh/rdma":"1"},"extension":{"vfs":[{"minor":1,"busID":"0000:3b:00.2"}]}}]}`,
+			want: injected{Devices: []string{"/dev/infiniband/rdma_cm c 10:58 666", "/dev/infiniband/uverbs2 c 231:194 666",
+				"/dev/infiniband/uverbs0 c 231:192 666"}},
+		},
+		"a NIC sysfs does not show: named in the error, the rest still given": {
+			annotation:  `{"rdma":[{"minor":0,"id":"0000:3b:00.0"},{"minor":1,"id":"0000:af:00.0"}]}`,
+			want:        injected{Devices: []string{"/dev/infiniband/rdma_cm c 10:58 666", "/dev/infiniband/uverbs0 c 231:192 666"}},
+			wantErrText: "0000:af:00.0",
+		},
+		"GPUs only: nothing for RDMA": {
+			annotation: `{"gpu":[{"minor":0}]}`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			pod := qostest.Pod("rdma", qostest.KubeQoS(corev1.PodQOSBurstable), qostest.Container("c", "", nil, nil),
+				qostest.Annotation(extension.AnnotationDeviceAllocated, tc.annotation))
+			fs := cgrouptest.NewFS(t, cgroup.V2, cgroup.Systemd)
+			_, ctx := ktesting.NewTestContext(t)
+			h := New(cgroupreconcile.New(cgroup.NewManager(fs.Layout()), cgroupreconcile.Features{}), &inputs{node: node(), pods: []*corev1.Pod{pod}},
+				WithFailurePolicy(FailurePolicyFail), WithDevices(Devices{RDMA: true, SysRoot: sys}))
 			adjust, _, err := h.CreateContainer(ctx, sandbox(pod), container("c", 0))
 			switch {
 			case tc.wantErrText == "" && err != nil:
