@@ -194,8 +194,11 @@ func (d Devices) rdma(alloc extension.DeviceAllocations, out *containerDevices) 
 				continue
 			}
 			entries, err := os.ReadDir(filepath.Join(d.SysRoot, "bus", "pci", "devices", bus, "infiniband_verbs"))
-			if err != nil || len(entries) == 0 {
-				errs = append(errs, fmt.Errorf("RDMA device %s: no uverbs device in sysfs: %v", bus, err))
+			if err == nil && len(entries) == 0 {
+				err = errors.New("an empty infiniband_verbs directory")
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("RDMA device %s: no uverbs device in sysfs: %w", bus, err))
 				continue
 			}
 			name := entries[0].Name()
