@@ -20,7 +20,8 @@ limitations under the License.
 // images`, and checks on the real kernel that Koord works: the components become Ready, NodeMetric reports a
 // real pod's usage as its cgroup accounts it, colocation gives the node batch resources, a pod matched by a
 // ClusterColocationProfile is mutated through the webhook Service, scheduled by koord-scheduler and gets BE
-// cgroup settings from its batch resources, BE suppression lowers a BE burner's CPU while an LS burner keeps
+// cgroup settings from its batch resources, a BE container starts with its CFS quota set (koordlet's NRI hook
+// in containerd), BE suppression lowers a BE burner's CPU while an LS burner keeps
 // its share, and helm uninstall removes Koord. The node's Stop then leaves the host as it found it, which the
 // suite checks too. docs/install.md says how it works.
 package realnode

@@ -207,6 +207,8 @@ func installValues() []string {
 		"koordlet.features=",
 		// koordlet reads kubelet's CPU manager state under its root directory.
 		"koordlet.hostDirs.kubeletLibDir=" + env.node.KubeletRootDir(),
+		// koordlet registers with containerd as an NRI plugin on its socket.
+		"koordlet.hostDirs.nriSocketDir=" + env.node.NRISocketDir(),
 	}
 	args := []string{"-f", filepath.Join(env.root, "charts", "koord", "ci", "koordinator-values.yaml")}
 	for _, s := range set {
@@ -226,6 +228,8 @@ func TestRealNode(t *testing.T) {
 		{"with colocation on the node gets batch resources", testColocationOn},
 		// Before the LS burner: koord-scheduler's LoadAwareScheduling (usage threshold 65%) would keep the BE
 		// pod off a node already half busy.
+		// Before the burners, for the same reason.
+		{"a BE container starts with its CFS quota already set (koordlet's NRI hook)", testQuotaAtStart},
 		{"a profiled pod is mutated, scheduled by koord-scheduler and gets BE cgroup settings", testBEPod},
 		{"NodeMetric reports a real pod's usage as its cgroup accounts it", testReportedUsage},
 		{"BE suppression lowers a BE burner's CPU while an LS burner keeps its share", testSuppression},

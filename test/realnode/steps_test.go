@@ -253,6 +253,46 @@ func testBEPod(t *testing.T) {
 	})
 }
 
+// testQuotaAtStart runs a BE container that reads its own CFS quota at its first instruction: with koordlet
+// registered with containerd over NRI, the quota from its batch-cpu limit (1 CPU, 100 ms a 100 ms period) is
+// there before the process starts. Without the hook, kubelet's BestEffort container starts unlimited (-1) and
+// the reconcile loop writes the quota a round later.
+func testQuotaAtStart(t *testing.T) {
+	ctx := t.Context()
+	// A BE pod as a ClusterColocationProfile would make it, written so.
+	p := burner("be-quota-at-start", 1,
+		resources(string(extension.BatchCPU), "500", string(extension.BatchMemory), "64Mi"),
+		resources(string(extension.BatchCPU), "1000", string(extension.BatchMemory), "128Mi"),
+		map[string]string{extension.LabelPodQoS: string(extension.QoSBE)})
+	p.Spec.SchedulerName = "koord-scheduler"
+	p.Spec.PriorityClassName = "koord-batch"
+	p.Spec.RestartPolicy = corev1.RestartPolicyNever
+	p.Spec.Containers[0].Args = []string{"--report-quota"}
+	if _, err := env.kube.CoreV1().Pods(namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = env.kube.CoreV1().Pods(namespace).Delete(context.WithoutCancel(ctx), p.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+	}()
+	var message string
+	eventually(t, 2*time.Minute, "the container reporting its quota and exiting", func(ctx context.Context) (bool, string) {
+		got, err := env.kube.CoreV1().Pods(namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, cs := range got.Status.ContainerStatuses {
+			if term := cs.State.Terminated; term != nil {
+				message = term.Message
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("phase %s, statuses %v", got.Status.Phase, got.Status.ContainerStatuses)
+	})
+	if want := "cpu.cfs_quota_us 100000"; message != want {
+		t.Errorf("the BE container started with %q, want %q (koordlet's NRI hook gives it its quota at creation)", message, want)
+	}
+}
+
 // createdRunning waits until the created pod runs.
 func createdRunning(t *testing.T, pod *corev1.Pod) *corev1.Pod {
 	t.Helper()

@@ -141,6 +141,9 @@ func Start(ctx context.Context, opts Options) (_ *Node, retErr error) {
 // KubeletRootDir is the kubelet's --root-dir.
 func (n *Node) KubeletRootDir() string { return n.path("kubelet") }
 
+// NRISocketDir is the directory of containerd's NRI socket, nri.sock.
+func (n *Node) NRISocketDir() string { return n.path("containerd") }
+
 func (n *Node) path(elem ...string) string {
 	return filepath.Join(append([]string{n.opts.Dir}, elem...)...)
 }

@@ -15,20 +15,28 @@ limitations under the License.
 */
 
 // Command burner is the real-node suite's load: it keeps --threads CPUs busy until SIGTERM, so that a pod's
-// usage is whatever its cgroup lets it have.
+// usage is whatever its cgroup lets it have. With --report-quota it burns nothing: it writes the CFS quota its
+// cgroup has at its first instruction to the termination log and exits, so that a test sees what the container
+// started with.
 package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 )
 
 func main() {
 	threads := flag.Int("threads", 1, "CPUs to keep busy")
+	reportQuota := flag.Bool("report-quota", false, "write the container's CFS quota at start to /dev/termination-log and exit")
 	flag.Parse()
+	if *reportQuota {
+		os.Exit(report())
+	}
 	runtime.GOMAXPROCS(*threads + 1)
 	for range *threads {
 		go func() {
@@ -41,4 +49,22 @@ func main() {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	<-sigs
+}
+
+// report writes "cpu.cfs_quota_us <value>" (cgroup v1) or "cpu.max <quota> <period>" (v2) of the container's own
+// cgroup, as runc mounts it at /sys/fs/cgroup, to the termination log.
+func report() int {
+	var msg string
+	if b, err := os.ReadFile("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"); err == nil {
+		msg = "cpu.cfs_quota_us " + strings.TrimSpace(string(b))
+	} else if b, err := os.ReadFile("/sys/fs/cgroup/cpu.max"); err == nil {
+		msg = "cpu.max " + strings.TrimSpace(string(b))
+	} else {
+		msg = fmt.Sprintf("no CFS quota file: %v", err)
+	}
+	if err := os.WriteFile("/dev/termination-log", []byte(msg), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }
