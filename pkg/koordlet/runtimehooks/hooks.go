@@ -202,13 +202,15 @@ func (h *Hooks) done(ctx context.Context, hook string, start time.Time, sb *api.
 	return nil
 }
 
-// pod returns the pod of sb, waiting up to podWait for koordlet to learn of it.
+// pod returns the pod of sb (the mirror pod of a static pod), waiting up to podWait for koordlet to learn of
+// it.
 func (h *Hooks) pod(ctx context.Context, sb *api.PodSandbox) (*corev1.Pod, error) {
 	uid := types.UID(sb.GetUid())
 	deadline := h.clock.Now().Add(h.podWait)
 	for {
 		for _, p := range h.inputs.Pods() {
-			if p.UID == uid {
+			// A static pod runs under its own UID; the apiserver has its mirror pod, which names it.
+			if p.UID == uid || p.Annotations[corev1.MirrorPodAnnotationKey] == string(uid) {
 				return p, nil
 			}
 		}

@@ -266,6 +266,26 @@ func TestPodLearnedLate(t *testing.T) {
 	}
 }
 
+// A static pod's sandbox carries the static pod's UID; koordlet knows its mirror pod, which names it.
+func TestStaticPod(t *testing.T) {
+	fs := cgrouptest.NewFS(t, cgroup.V1, cgroup.Cgroupfs)
+	_, ctx := ktesting.NewTestContext(t)
+	mirror := lsrPod()
+	staticUID := "0123456789abcdef0123456789abcdef"
+	qostest.Annotation(corev1.MirrorPodAnnotationKey, staticUID)(mirror)
+	h := New(cgroupreconcile.New(cgroup.NewManager(fs.Layout()), cgroupreconcile.Features{CPUSetAllocator: true}),
+		&inputs{node: node(), pods: []*corev1.Pod{mirror}}, WithFailurePolicy(FailurePolicyFail), WithPodWait(0))
+	sb := sandbox(mirror)
+	sb.Uid = staticUID
+	adjust, _, err := h.CreateContainer(ctx, sb, container("r", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fromResources(adjust.GetLinux().GetResources()).CPUs; got != "2-3" {
+		t.Errorf("the static pod's container got cpuset %q, want its mirror pod's 2-3", got)
+	}
+}
+
 // lateInputs shows pod from the after-th call of Pods on.
 type lateInputs struct {
 	inputs
