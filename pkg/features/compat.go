@@ -32,7 +32,7 @@ import (
 // unchanged; the names are logged at start as ignored instead of failing the flag parse.
 var koordinatorOnlyKoordletGates = []string{
 	// pkg/features/koordlet_features.go
-	"RdtResctrl", "SystemConfig", "CgroupReconcile", "BlkIOReconcile",
+	"RdtResctrl", "CgroupReconcile", "BlkIOReconcile",
 	"CPICollector", "PSICollector", "ResctrlCollector", "ColdPageCollector", "Libpfm4", "HugePageReport",
 	"PodResourcesProxy", "HamiCoreVGPUMonitor", "PerCPUMetric", "NodeMetricPromMetrics", "BECPUManager",
 	"AuditEvents", "AuditEventsHTTPHandler", "CgroupV2NRI",

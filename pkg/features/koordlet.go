@@ -96,6 +96,11 @@ const (
 	// device nodes rdma_cm and uverbs<N> of them, through the NRI runtime hooks (alpha, off, as in Koordinator).
 	// owner: koordlet
 	RDMADeviceInject featuregate.Feature = "RDMADeviceInject"
+	// SystemConfig writes the node's kernel memory settings from the NodeSLO's systemStrategy (min_free_kbytes,
+	// watermark_scale_factor, memcg reaper) and writes back what they were when they are unset (alpha, off, as in
+	// Koordinator).
+	// owner: koordlet
+	SystemConfig featuregate.Feature = "SystemConfig"
 )
 
 // koordletFeatures are the defaults of koordlet's gates: Koordinator's, and Koord's own PodCgroupReconcile.
@@ -116,6 +121,7 @@ var koordletFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
 	RDMADevices:            {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 	GPUEnvInject:           {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 	RDMADeviceInject:       {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	SystemConfig:           {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 }
 
 // koordletDependencies: none. BatchResource and CPUSetAllocator are applied by the NRI hooks and by the
@@ -174,6 +180,8 @@ type Koordlet struct {
 	GPUEnvInject bool
 	// RDMADeviceInject is the state of the RDMADeviceInject gate.
 	RDMADeviceInject bool
+	// SystemConfig is the state of the SystemConfig gate.
+	SystemConfig bool
 	// RDMADevices is the state of the RDMADevices gate.
 	RDMADevices bool
 }
@@ -197,5 +205,6 @@ func ResolveKoordlet(g featuregate.FeatureGate) Koordlet {
 		RDMADevices:            g.Enabled(RDMADevices),
 		GPUEnvInject:           g.Enabled(GPUEnvInject),
 		RDMADeviceInject:       g.Enabled(RDMADeviceInject),
+		SystemConfig:           g.Enabled(SystemConfig),
 	}
 }

@@ -50,7 +50,7 @@ func TestKoordletGateSetFromFlag(t *testing.T) {
 			value: "AllAlpha=true,AllBeta=true",
 			want: Koordlet{PodCgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true,
 				CPUBurst: true, BEMemoryEvict: true, BECPUEvict: true, CPUEvict: true, CPUAllocatableEvict: true, MemoryEvict: true,
-				MemoryAllocatableEvict: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true, GPUEnvInject: true, RDMADeviceInject: true},
+				MemoryAllocatableEvict: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true, GPUEnvInject: true, RDMADeviceInject: true, SystemConfig: true},
 		},
 		"one strategy off": {
 			value: "BECPUSuppress=false,BEMemoryEvict=true",

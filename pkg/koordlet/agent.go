@@ -53,6 +53,7 @@ import (
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpuevict"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpusuppress"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/memoryevict"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/sysconfig"
 	"github.com/koord-dev/koord/pkg/koordlet/reporter"
 	"github.com/koord-dev/koord/pkg/koordlet/runtimehooks"
 	"github.com/koord-dev/koord/pkg/koordlet/statesinformer"
@@ -106,6 +107,9 @@ type Agent struct {
 	// devices reports the node's Device; nil when no device source is on.
 	devices *devices.Reporter
 	qos     *qosmanager.Manager
+	// sysconfig writes the kernel memory settings; nil with SystemConfig off. Its originals are written back
+	// when the agent stops.
+	sysconfig *sysconfig.Strategy
 	// hooks answer the container runtime over NRI; nil with --enable-nri-runtime-hook=false or no rule to
 	// apply (BatchResource, CPUSetAllocator, GPUEnvInject and RDMADeviceInject off).
 	hooks    *runtimehooks.Hooks
@@ -256,6 +260,10 @@ func (a *Agent) strategies(gates features.Koordlet, recorder record.EventRecorde
 	if gates.PodCgroupReconcile && (gates.BatchResource || gates.CPUSetAllocator) {
 		out = append(out, a.cgroupRules(gates))
 	}
+	if gates.SystemConfig {
+		a.sysconfig = sysconfig.New(a.opts.ProcRoot, a.opts.SysRoot)
+		out = append(out, a.sysconfig)
+	}
 	if gates.BECPUSuppress {
 		m := cpusuppress.NewMetrics()
 		if err := m.Register(a.registry); err != nil {
@@ -329,6 +337,13 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	<-ctx.Done()
 	wg.Wait()
+	if a.sysconfig != nil {
+		// The QoS loop has stopped: put back the kernel settings as they were (a restarted agent then finds the
+		// node's own values).
+		if err := a.sysconfig.Restore(context.WithoutCancel(ctx)); err != nil {
+			logger.Error(err, "Could not restore the kernel settings")
+		}
+	}
 	servers.wait()
 	logger.Info("Stopped")
 	return nil

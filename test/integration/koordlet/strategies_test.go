@@ -18,7 +18,10 @@ package koordlet
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -193,5 +196,52 @@ func TestPerClassSettingsAndDriftRepair(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSystemConfigFollowsTheNodeSLO turns the NodeSLO's systemStrategy on and off: koordlet (gate SystemConfig)
+// writes min_free_kbytes and watermark_scale_factor in the node's /proc, puts back what they were when the
+// fields are unset, and when it stops.
+func TestSystemConfigFollowsTheNodeSLO(t *testing.T) {
+	n := newNode(t, nodeConfig{
+		version: cgroup.V2, driver: cgroup.Systemd,
+		cpus: 4, allocatableCPU: "4", memory: 8 * gi,
+		busyCores: 1, memUsed: 2 * gi, memUsedWithCache: 3 * gi,
+	})
+	minFree := filepath.Join(n.host.proc, "sys", "vm", "min_free_kbytes")
+	scale := filepath.Join(n.host.proc, "sys", "vm", "watermark_scale_factor")
+	for path, v := range map[string]string{minFree: "67584\n", scale: "10\n"} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(path string) string {
+		b, _ := os.ReadFile(path)
+		return strings.TrimSpace(string(b))
+	}
+	waitFor := func(msg, path, want string) {
+		t.Helper()
+		eventually(t, msg, func(context.Context) (bool, error) { return read(path) == want, nil })
+	}
+	agent := startAgent(t, koordletConfig(t), n, "SystemConfig=true")
+
+	// 100 × 8 GiB in kB / 10000 = 83886 kB.
+	n.updateNodeSLO(func(s *slov1alpha1.NodeSLOSpec) {
+		s.SystemStrategy = &slov1alpha1.SystemStrategy{MinFreeKbytesFactor: ptr.To[int64](100), WatermarkScaleFactor: ptr.To[int64](150)}
+	})
+	waitFor("min_free_kbytes from minFreeKbytesFactor", minFree, "83886")
+	waitFor("watermark_scale_factor from the NodeSLO", scale, "150")
+
+	n.updateNodeSLO(func(s *slov1alpha1.NodeSLOSpec) {
+		s.SystemStrategy = &slov1alpha1.SystemStrategy{MinFreeKbytesFactor: ptr.To[int64](100)}
+	})
+	waitFor("watermark_scale_factor back to the node's value", scale, "10")
+
+	agent.stop(t)
+	if got := read(minFree); got != "67584" {
+		t.Errorf("min_free_kbytes = %s after koordlet stopped, want the node's 67584", got)
 	}
 }
