@@ -89,6 +89,30 @@ type DeviceAllocation struct {
 	Extension json.RawMessage `json:"extension,omitempty"`
 }
 
+// vfExtension is the extension of an allocation that holds virtual functions.
+type vfExtension struct {
+	VFs []schedulingv1alpha1.VirtualFunction `json:"vfs,omitempty"`
+}
+
+// VirtualFunctions returns the virtual functions the allocation's extension names ({"vfs": [{"minor": 0,
+// "busID": ...}]}); none when it names none or is not such JSON.
+func (a *DeviceAllocation) VirtualFunctions() []schedulingv1alpha1.VirtualFunction {
+	if len(a.Extension) == 0 {
+		return nil
+	}
+	var ext vfExtension
+	if json.Unmarshal(a.Extension, &ext) != nil {
+		return nil
+	}
+	return ext.VFs
+}
+
+// VFExtension is the extension of an allocation holding vfs.
+func VFExtension(vfs []schedulingv1alpha1.VirtualFunction) json.RawMessage {
+	b, _ := json.Marshal(vfExtension{VFs: vfs})
+	return b
+}
+
 // validate checks that every device type is named, every allocation is
 // present and every extension is valid JSON.
 func (a DeviceAllocations) validate() error {

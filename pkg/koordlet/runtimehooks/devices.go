@@ -17,7 +17,6 @@ limitations under the License.
 package runtimehooks
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -30,7 +29,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/koord-dev/koord/apis/extension"
-	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 )
 
 // GPUEnv is the variable that tells the NVIDIA container runtime which GPUs a container sees.
@@ -184,7 +182,7 @@ func (d Devices) rdma(alloc extension.DeviceAllocations, out *containerDevices) 
 	add("/dev/infiniband/rdma_cm", filepath.Join(d.SysRoot, "class", "misc", "rdma_cm", "dev"))
 	for _, nic := range nics {
 		busIDs := []string{}
-		for _, vf := range vfsOf(nic) {
+		for _, vf := range nic.VirtualFunctions() {
 			busIDs = append(busIDs, vf.BusID)
 		}
 		busIDs = append(busIDs, nic.ID)
@@ -206,17 +204,6 @@ func (d Devices) rdma(alloc extension.DeviceAllocations, out *containerDevices) 
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// vfsOf returns the virtual functions an allocation's extension names ({"vfs": [{"minor": 0, "busID": ...}]}).
-func vfsOf(a *extension.DeviceAllocation) []schedulingv1alpha1.VirtualFunction {
-	var ext struct {
-		VFs []schedulingv1alpha1.VirtualFunction `json:"vfs"`
-	}
-	if len(a.Extension) == 0 || json.Unmarshal(a.Extension, &ext) != nil {
-		return nil
-	}
-	return ext.VFs
 }
 
 // sysfsDeviceNumbers reads a sysfs dev file ("231:192").

@@ -56,6 +56,26 @@ func fromAdjustment(a *api.ContainerAdjustment) injected {
 	return out
 }
 
+// checkInjection has the hooks, with devices and the failure policy Fail, create container c of pod and checks
+// what the adjustment adds, and that the error names wantErrText ("": no error).
+func checkInjection(t *testing.T, pod *corev1.Pod, devices Devices, want injected, wantErrText string) {
+	t.Helper()
+	fs := cgrouptest.NewFS(t, cgroup.V2, cgroup.Systemd)
+	_, ctx := ktesting.NewTestContext(t)
+	h := New(cgroupreconcile.New(cgroup.NewManager(fs.Layout()), cgroupreconcile.Features{}), &inputs{node: node(), pods: []*corev1.Pod{pod}},
+		WithFailurePolicy(FailurePolicyFail), WithDevices(devices))
+	adjust, _, err := h.CreateContainer(ctx, sandbox(pod), container("c", 0))
+	switch {
+	case wantErrText == "" && err != nil:
+		t.Fatalf("CreateContainer: %v", err)
+	case wantErrText != "" && (err == nil || !strings.Contains(err.Error(), wantErrText)):
+		t.Fatalf("CreateContainer: error %v, want one naming %q", err, wantErrText)
+	}
+	if diff := cmp.Diff(want, fromAdjustment(adjust)); diff != "" {
+		t.Errorf("injected (-want,+got):\n%s", diff)
+	}
+}
+
 func TestGPUInjection(t *testing.T) {
 	// The node has GPUs 0 and 1 (major 195, as NVIDIA's) and the control devices but nvidia-uvm-tools.
 	nodeDevices := map[string][2]int64{
@@ -127,21 +147,8 @@ func TestGPUInjection(t *testing.T) {
 			for k, v := range tc.labels {
 				qostest.Label(k, v)(pod)
 			}
-			fs := cgrouptest.NewFS(t, cgroup.V2, cgroup.Systemd)
-			_, ctx := ktesting.NewTestContext(t)
-			h := New(cgroupreconcile.New(cgroup.NewManager(fs.Layout()), cgroupreconcile.Features{}), &inputs{node: node(), pods: []*corev1.Pod{pod}},
-				WithFailurePolicy(FailurePolicyFail),
-				WithDevices(Devices{GPU: tc.gate, DevRoot: "/host-dev", HAMiCoreLibrary: DefaultHAMiCoreLibrary, numbers: numbers}))
-			adjust, _, err := h.CreateContainer(ctx, sandbox(pod), container("c", 0))
-			switch {
-			case tc.wantErrText == "" && err != nil:
-				t.Fatalf("CreateContainer: %v", err)
-			case tc.wantErrText != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErrText)):
-				t.Fatalf("CreateContainer: error %v, want one naming %q", err, tc.wantErrText)
-			}
-			if diff := cmp.Diff(tc.want, fromAdjustment(adjust)); diff != "" {
-				t.Errorf("injected (-want,+got):\n%s", diff)
-			}
+			checkInjection(t, pod, Devices{GPU: tc.gate, DevRoot: "/host-dev", HAMiCoreLibrary: DefaultHAMiCoreLibrary, numbers: numbers},
+				tc.want, tc.wantErrText)
 		})
 	}
 }
@@ -188,20 +195,7 @@ func TestRDMAInjection(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			pod := qostest.Pod("rdma", qostest.KubeQoS(corev1.PodQOSBurstable), qostest.Container("c", "", nil, nil),
 				qostest.Annotation(extension.AnnotationDeviceAllocated, tc.annotation))
-			fs := cgrouptest.NewFS(t, cgroup.V2, cgroup.Systemd)
-			_, ctx := ktesting.NewTestContext(t)
-			h := New(cgroupreconcile.New(cgroup.NewManager(fs.Layout()), cgroupreconcile.Features{}), &inputs{node: node(), pods: []*corev1.Pod{pod}},
-				WithFailurePolicy(FailurePolicyFail), WithDevices(Devices{RDMA: true, SysRoot: sys}))
-			adjust, _, err := h.CreateContainer(ctx, sandbox(pod), container("c", 0))
-			switch {
-			case tc.wantErrText == "" && err != nil:
-				t.Fatalf("CreateContainer: %v", err)
-			case tc.wantErrText != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErrText)):
-				t.Fatalf("CreateContainer: error %v, want one naming %q", err, tc.wantErrText)
-			}
-			if diff := cmp.Diff(tc.want, fromAdjustment(adjust)); diff != "" {
-				t.Errorf("injected (-want,+got):\n%s", diff)
-			}
+			checkInjection(t, pod, Devices{RDMA: true, SysRoot: sys}, tc.want, tc.wantErrText)
 		})
 	}
 }

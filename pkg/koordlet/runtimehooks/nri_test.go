@@ -39,31 +39,8 @@ import (
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup/cgrouptest"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cgroupreconcile"
+	"github.com/koord-dev/koord/pkg/koordlet/runtimehooks/nritest"
 )
-
-// startRuntime runs the runtime's side of NRI on socket, as containerd runs it (NRI's own adaptation), with no
-// containers of its own; it stops when the test ends, unless stopped before.
-func startRuntime(t *testing.T, socket string) *adaptation.Adaptation {
-	t.Helper()
-	empty := t.TempDir()
-	sync := func(ctx context.Context, cb adaptation.SyncCB) error {
-		_, err := cb(ctx, nil, nil)
-		return err
-	}
-	update := func(context.Context, []*adaptation.ContainerUpdate) ([]*adaptation.ContainerUpdate, error) {
-		return nil, nil
-	}
-	rt, err := adaptation.New("test-runtime", "v0", sync, update, adaptation.WithSocketPath(socket),
-		adaptation.WithPluginPath(empty), adaptation.WithPluginConfigPath(empty))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rt.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rt.Stop)
-	return rt
-}
 
 // runtimeProxy stands between koordlet and a runtime: it forwards connections on socket to the runtime's socket,
 // and cut closes them all, as the death of the runtime's process would (NRI's adaptation, stopped, keeps its
@@ -170,7 +147,7 @@ func fastConfig(socket string) Config {
 func TestServeOverNRI(t *testing.T) {
 	dir := t.TempDir()
 	socket, rtSocket := filepath.Join(dir, "nri.sock"), filepath.Join(dir, "runtime.sock")
-	rt := startRuntime(t, rtSocket)
+	rt := nritest.StartRuntime(t, rtSocket)
 	proxy := startProxy(t, socket, rtSocket)
 	h, m := testHooks(t)
 	_, ctx := ktesting.NewTestContext(t)
@@ -189,7 +166,7 @@ func TestServeOverNRI(t *testing.T) {
 	proxy.cut()
 	_ = os.Remove(rtSocket)
 	_ = os.Remove(socket)
-	rt = startRuntime(t, rtSocket)
+	rt = nritest.StartRuntime(t, rtSocket)
 	startProxy(t, socket, rtSocket)
 	if diff := cmp.Diff(want, createThroughRuntime(t, rt)); diff != "" {
 		t.Errorf("adjustment through the restarted runtime (-want,+got):\n%s", diff)
@@ -214,7 +191,7 @@ func TestServeWaitsForTheSocket(t *testing.T) {
 	if n := strings.Count(logs, "offers no NRI socket"); n != 1 {
 		t.Errorf("the missing socket was logged %d times, want once:\n%s", n, logs)
 	}
-	rt := startRuntime(t, socket)
+	rt := nritest.StartRuntime(t, socket)
 	if got := createThroughRuntime(t, rt); got.Shares == nil {
 		t.Errorf("no batch shares from koordlet once the socket appeared: %+v", got)
 	}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/koord-dev/koord/pkg/koordlet"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
+	"github.com/koord-dev/koord/pkg/koordlet/runtimehooks/nritest"
 )
 
 // TestRuntimeHooks runs koordlet with its NRI hooks on and the reconcile loop off, registered with the
@@ -42,23 +43,7 @@ func TestRuntimeHooks(t *testing.T) {
 	be := n.addPod(bePod("be", 0.1))
 
 	socket := filepath.Join(t.TempDir(), "nri.sock")
-	sync := func(ctx context.Context, cb adaptation.SyncCB) error {
-		_, err := cb(ctx, nil, nil)
-		return err
-	}
-	update := func(context.Context, []*adaptation.ContainerUpdate) ([]*adaptation.ContainerUpdate, error) {
-		return nil, nil
-	}
-	empty := t.TempDir()
-	rt, err := adaptation.New("test-runtime", "v0", sync, update, adaptation.WithSocketPath(socket),
-		adaptation.WithPluginPath(empty), adaptation.WithPluginConfigPath(empty))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rt.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rt.Stop)
+	rt := nritest.StartRuntime(t, socket)
 
 	startAgentWith(t, koordletConfig(t), n, func(o *koordlet.Options) {
 		o.RuntimeHooks.NRI = true

@@ -30,7 +30,6 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
-	"github.com/koord-dev/koord/pkg/scheduler/plugins/deviceshare/cache"
 )
 
 // TestDeviceShare: on a node of 2 GPUs (one per PCIe switch) and 2 RDMA NICs, two pods of half a GPU share
@@ -170,7 +169,7 @@ func (f *fixture) devicesOf(p *corev1.Pod) string {
 	for _, typ := range []extension.DeviceType{extension.DeviceTypeGPU, extension.DeviceTypeRDMA} {
 		for _, a := range alloc[typ] {
 			s := fmt.Sprintf("%s:%d", typ, a.Minor)
-			for _, vf := range cache.VFsOf(a) {
+			for _, vf := range a.VirtualFunctions() {
 				s += "/" + vf.BusID
 			}
 			parts = append(parts, s)

@@ -17,8 +17,8 @@ limitations under the License.
 // Package sysconfig is the node's kernel memory settings strategy (feature gate SystemConfig), driven by the
 // NodeSLO's systemStrategy, which koord-manager renders from the slo-controller-config's system-config:
 //
-//   - minFreeKbytesFactor: /proc/sys/vm/min_free_kbytes = factor × MemTotal (kB) / 10000, refused outside
-//     10 MiB to 5 GiB;
+//   - minFreeKbytesFactor: /proc/sys/vm/min_free_kbytes = factor × the node's memory capacity (kB; kubelet
+//     reports MemTotal) / 10000, refused outside 10 MiB to 5 GiB;
 //   - watermarkScaleFactor: /proc/sys/vm/watermark_scale_factor, 1 to 400;
 //   - memcgReapBackGround: /sys/kernel/mm/memcg_reaper/reap_background (Anolis OS kernels), 0 or 1; a kernel
 //     without it is said once.
@@ -30,7 +30,6 @@ limitations under the License.
 package sysconfig
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -76,13 +75,11 @@ type Strategy struct {
 	originals map[string]int64
 	// unsupported holds the optional knobs already said to be missing.
 	unsupported map[string]bool
-	procRoot    string
 }
 
 // New returns the strategy for the node whose /proc is at procRoot and /sys at sysRoot.
 func New(procRoot, sysRoot string) *Strategy {
 	return &Strategy{
-		procRoot:    procRoot,
 		originals:   map[string]int64{},
 		unsupported: map[string]bool{},
 		knobs: []knob{
@@ -135,11 +132,8 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 		strategy = st.NodeSLO.Spec.SystemStrategy
 	}
 	var memTotalKB int64
-	if strategy.MinFreeKbytesFactor != nil {
-		var err error
-		if memTotalKB, err = readMemTotalKB(filepath.Join(s.procRoot, "meminfo")); err != nil {
-			return err
-		}
+	if st.Node != nil {
+		memTotalKB = qosmanager.NodeMemoryCapacity(st.Node) / 1024
 	}
 	var errs []error
 	for _, k := range s.knobs {
@@ -219,27 +213,4 @@ func readInt(path string) (int64, error) {
 
 func writeInt(path string, v int64) error {
 	return os.WriteFile(path, []byte(strconv.FormatInt(v, 10)), 0o644)
-}
-
-// readMemTotalKB reads MemTotal from a meminfo file, in kB.
-func readMemTotalKB(path string) (int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = f.Close() }()
-	lines := bufio.NewScanner(f)
-	for lines.Scan() {
-		if rest, ok := strings.CutPrefix(lines.Text(), "MemTotal:"); ok {
-			v, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("%s: MemTotal: %w", path, err)
-			}
-			return v, nil
-		}
-	}
-	if err := lines.Err(); err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
-	return 0, fmt.Errorf("%s: no MemTotal", path)
 }

@@ -23,6 +23,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/utils/ptr"
@@ -31,7 +33,7 @@ import (
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 )
 
-// node is a fake /proc and /sys with 16000000 kB of memory and the kernel's values.
+// node is a fake /proc and /sys with the kernel's values, of a node of 16000000 kB of memory (see state).
 type node struct {
 	t                      *testing.T
 	proc, sys              string
@@ -44,7 +46,6 @@ func newNode(t *testing.T, withMemcgReaper bool) *node {
 	n.minFree = filepath.Join(n.proc, "sys", "vm", "min_free_kbytes")
 	n.scale = filepath.Join(n.proc, "sys", "vm", "watermark_scale_factor")
 	n.reaper = filepath.Join(n.sys, "kernel", "mm", "memcg_reaper", "reap_background")
-	n.write(filepath.Join(n.proc, "meminfo"), "MemTotal:       16000000 kB\nMemFree:         8000000 kB\n")
 	n.write(n.minFree, "67584\n")
 	n.write(n.scale, "10\n")
 	if withMemcgReaper {
@@ -78,8 +79,11 @@ func (n *node) values() []string {
 	return out
 }
 
+// state is a round's state on a node of 16000000 kB of memory.
 func state(s *slov1alpha1.SystemStrategy) *qosmanager.State {
-	return &qosmanager.State{NodeSLO: &slov1alpha1.NodeSLO{Spec: slov1alpha1.NodeSLOSpec{SystemStrategy: s}}}
+	node := &corev1.Node{Status: corev1.NodeStatus{Capacity: corev1.ResourceList{
+		corev1.ResourceMemory: *resource.NewQuantity(16000000<<10, resource.BinarySI)}}}
+	return &qosmanager.State{Node: node, NodeSLO: &slov1alpha1.NodeSLO{Spec: slov1alpha1.NodeSLOSpec{SystemStrategy: s}}}
 }
 
 func TestSystemConfig(t *testing.T) {

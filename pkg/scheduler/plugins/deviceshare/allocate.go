@@ -129,7 +129,7 @@ func (r rules) allocate(n *cache.Node, u *cache.Usage, req *request, numa []int,
 		for _, c := range chosen {
 			a := &extension.DeviceAllocation{Minor: int32(c.dev.Minor), Resources: c.need.List(), ID: c.dev.UUID}
 			if c.vf != nil {
-				a.Extension = cache.VFExtension([]schedulingv1alpha1.VirtualFunction{{Minor: c.vf.Minor, BusID: c.vf.BusID}})
+				a.Extension = extension.VFExtension([]schedulingv1alpha1.VirtualFunction{{Minor: c.vf.Minor, BusID: c.vf.BusID}})
 			}
 			out[t] = append(out[t], a)
 		}

@@ -119,7 +119,7 @@ func minors(a extension.DeviceAllocations) string {
 	for _, typ := range []extension.DeviceType{"gpu", "rdma", "fpga"} {
 		for _, d := range a[typ] {
 			s := fmt.Sprintf("%s:%d(%s)", typ, d.Minor, describe(quantity.FromList(d.Resources)))
-			for _, vf := range cache.VFsOf(d) {
+			for _, vf := range d.VirtualFunctions() {
 				s += "[vf " + vf.BusID + "]"
 			}
 			parts = append(parts, s)
@@ -381,7 +381,7 @@ func FuzzAllocate(f *testing.F) {
 						t.Fatalf("%s minor %d: gave %d %s, it has %d free", typ, a.Minor, v, name, free[name])
 					}
 				}
-				for _, vf := range cache.VFsOf(a) {
+				for _, vf := range a.VirtualFunctions() {
 					if u.VFs[vf.BusID] {
 						t.Fatalf("VF %s given while in use", vf.BusID)
 					}

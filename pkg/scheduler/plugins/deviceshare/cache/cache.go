@@ -20,7 +20,6 @@ package cache
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -126,29 +125,6 @@ type Usage struct {
 	// ReservedVFs its virtual functions no owner took.
 	Reserved    map[types.UID]map[extension.DeviceType]map[int]quantity.Amounts
 	ReservedVFs map[types.UID]map[string]bool
-}
-
-// vfExtension is the extension of an allocation that holds virtual functions.
-type vfExtension struct {
-	VFs []schedulingv1alpha1.VirtualFunction `json:"vfs,omitempty"`
-}
-
-// VFsOf returns the virtual functions an allocation's extension names.
-func VFsOf(a *extension.DeviceAllocation) []schedulingv1alpha1.VirtualFunction {
-	if len(a.Extension) == 0 {
-		return nil
-	}
-	var ext vfExtension
-	if json.Unmarshal(a.Extension, &ext) != nil {
-		return nil
-	}
-	return ext.VFs
-}
-
-// VFExtension is the extension of an allocation holding vfs.
-func VFExtension(vfs []schedulingv1alpha1.VirtualFunction) json.RawMessage {
-	b, _ := json.Marshal(vfExtension{VFs: vfs})
-	return b
 }
 
 // Cache is safe for concurrent use.
@@ -272,7 +248,7 @@ func (c *Cache) Usage(node string, skip types.UID) *Usage {
 					u.Used[t][int(d.Minor)] = quantity.Amounts{}
 				}
 				u.Used[t][int(d.Minor)].Add(quantity.FromList(d.Resources))
-				for _, vf := range VFsOf(d) {
+				for _, vf := range d.VirtualFunctions() {
 					u.VFs[vf.BusID] = true
 				}
 			}
@@ -301,7 +277,7 @@ func (c *Cache) reservedLocked(node string, skip types.UID, u *Usage) {
 					left[t][int(d.Minor)] = quantity.Amounts{}
 				}
 				left[t][int(d.Minor)].Add(quantity.FromList(d.Resources))
-				for _, vf := range VFsOf(d) {
+				for _, vf := range d.VirtualFunctions() {
 					vfs[vf.BusID] = true
 				}
 			}
@@ -321,7 +297,7 @@ func (c *Cache) reservedLocked(node string, skip types.UID, u *Usage) {
 						held[name] -= inside
 						u.Used[t][int(d.Minor)][name] -= inside
 					}
-					for _, vf := range VFsOf(d) {
+					for _, vf := range d.VirtualFunctions() {
 						delete(vfs, vf.BusID)
 					}
 				}

@@ -37,7 +37,7 @@ func gpu(minor int32, pct string, vfs ...string) *extension.DeviceAllocation {
 		list = append(list, schedulingv1alpha1.VirtualFunction{BusID: vf})
 	}
 	if len(list) > 0 {
-		a.Extension = cache.VFExtension(list)
+		a.Extension = extension.VFExtension(list)
 	}
 	return a
 }
