@@ -65,6 +65,38 @@ func (s *State) CPUBurst() (*slov1alpha1.CPUBurstStrategy, error) {
 	return out, nil
 }
 
+// ResourceQOS returns the node's per-class QoS strategy: the NodeSLO's spec.resourceQOSStrategy merged over
+// configuration.DefaultResourceQOSStrategy, so that every class and knob is set, validated like
+// ResourceThreshold. A class whose feature is not enabled keeps its knobs; ClassResourceQOS says which.
+func (s *State) ResourceQOS() (*slov1alpha1.ResourceQOSStrategy, error) {
+	var in *slov1alpha1.ResourceQOSStrategy
+	if s.NodeSLO != nil {
+		in = s.NodeSLO.Spec.ResourceQOSStrategy
+	}
+	out := configuration.Merge(configuration.DefaultResourceQOSStrategy(), in)
+	path := field.NewPath("spec", "resourceQOSStrategy")
+	if errs := configuration.ValidateResourceQOSStrategy(path, out); len(errs) > 0 {
+		return nil, fmt.Errorf("NodeSLO %s: %w", s.nodeSLOName(), errs.ToAggregate())
+	}
+	return out, nil
+}
+
+// ClassResourceQOS returns the settings of QoS class qos in strategy, as Koordinator maps them: LSE pods take
+// the LSR class's; SYSTEM the system class's; nil for a class without settings (none).
+func ClassResourceQOS(strategy *slov1alpha1.ResourceQOSStrategy, qos extension.QoSClass) *slov1alpha1.ResourceQOS {
+	switch qos {
+	case extension.QoSLSE, extension.QoSLSR:
+		return strategy.LSRClass
+	case extension.QoSLS:
+		return strategy.LSClass
+	case extension.QoSBE:
+		return strategy.BEClass
+	case extension.QoSSystem:
+		return strategy.SystemClass
+	}
+	return nil
+}
+
 func (s *State) nodeSLOName() string {
 	if s.NodeSLO == nil {
 		return "<none>"

@@ -163,6 +163,7 @@ func (f *FS) defaults(dir string) map[string]string {
 			"cpu.cfs_quota_us":      "-1\n",
 			"cpu.cfs_period_us":     "100000\n",
 			"cpu.cfs_burst_us":      "0\n",
+			"cpu.idle":              "0\n",
 			"cpu.stat":              "nr_periods 0\nnr_throttled 0\nthrottled_time 0\n",
 			"cpuacct.usage":         "0\n",
 			"cpuset.cpus":           cpus + "\n",
@@ -188,6 +189,9 @@ func (f *FS) defaults(dir string) map[string]string {
 		"cpuset.mems":           "\n",
 		"memory.max":            "max\n",
 		"memory.high":           "max\n",
+		"memory.min":            "0\n",
+		"memory.low":            "0\n",
+		"cpu.idle":              "0\n",
 		"memory.current":        "0\n",
 		"memory.stat":           "anon 0\nfile 0\nkernel 0\nshmem 0\ninactive_anon 0\nactive_anon 0\ninactive_file 0\nactive_file 0\nunevictable 0\n",
 	}
