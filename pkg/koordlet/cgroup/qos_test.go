@@ -19,6 +19,7 @@ package cgroup_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
@@ -75,3 +76,25 @@ func TestSetMemoryProtection(t *testing.T) {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+func TestProcs(t *testing.T) {
+	setup := newSetup(t)
+	for _, c := range combos {
+		t.Run(c.String(), func(t *testing.T) {
+			fs, m, dir := setup(t, c)
+			fs.WriteFile(dir, "cgroup.procs", "12\n345\n")
+			got, err := m.Procs(testContext(t), dir)
+			if err != nil || len(got) != 2 || got[0] != 12 || got[1] != 345 {
+				t.Errorf("Procs = %v, %v; want [12 345]", got, err)
+			}
+			fs.WriteFile(dir, "cgroup.procs", "")
+			if got, err := m.Procs(testContext(t), dir); err != nil || len(got) != 0 {
+				t.Errorf("Procs of an empty cgroup = %v, %v; want none", got, err)
+			}
+			fs.WriteFile(dir, "cgroup.procs", "12\nabc\n")
+			if _, err := m.Procs(testContext(t), dir); err == nil || !strings.Contains(err.Error(), `"abc" is not a PID`) {
+				t.Errorf("Procs of a malformed file: %v, want an error naming the line", err)
+			}
+		})
+	}
+}
