@@ -32,12 +32,12 @@ import (
 // unchanged; the names are logged at start as ignored instead of failing the flag parse.
 var koordinatorOnlyKoordletGates = []string{
 	// pkg/features/koordlet_features.go
-	"RdtResctrl", "CgroupReconcile", "BlkIOReconcile",
+	"BlkIOReconcile",
 	"CPICollector", "PSICollector", "ResctrlCollector", "ColdPageCollector", "Libpfm4", "HugePageReport",
 	"PodResourcesProxy", "HamiCoreVGPUMonitor", "PerCPUMetric", "NodeMetricPromMetrics", "BECPUManager",
 	"AuditEvents", "AuditEventsHTTPHandler", "CgroupV2NRI",
 	// pkg/koordlet/runtimehooks/config.go
-	"GroupIdentity", "CPUNormalization", "CoreSched", "TerwayQoS",
+	"CPUNormalization", "TerwayQoS",
 	"TCNetworkQoS", "Resctrl", "OOMScoreAdj",
 }
 

@@ -37,14 +37,13 @@ func TestKoordletCompatFlag(t *testing.T) {
 			wantEnabled: map[string]bool{"BEMemoryEvict": true, "CPUBurst": false, "BECPUSuppress": true},
 		},
 		"koordinator helm values with gates koord does not implement": {
-			args:        []string{"--feature-gates=BECPUEvict=true,RdtResctrl=false,GroupIdentity=true"},
-			wantIgnored: []string{"GroupIdentity", "RdtResctrl"},
+			args:        []string{"--feature-gates=BECPUEvict=true,BlkIOReconcile=false,TerwayQoS=true"},
+			wantIgnored: []string{"BlkIOReconcile", "TerwayQoS"},
 			wantEnabled: map[string]bool{"BECPUEvict": true},
 		},
 		"koordinator's chart value: CgroupReconcile is Koordinator's memory QoS, not Koord's reconciler": {
 			args:        []string{"--feature-gates=BECPUEvict=true,BEMemoryEvict=true,CgroupReconcile=false,Accelerators=true"},
-			wantIgnored: []string{"CgroupReconcile"},
-			wantEnabled: map[string]bool{"BECPUEvict": true, "PodCgroupReconcile": true, "BatchResource": true},
+			wantEnabled: map[string]bool{"BECPUEvict": true, "PodCgroupReconcile": true, "BatchResource": true, "CgroupReconcile": false},
 		},
 		"node-level evictions are koordlet gates now": {
 			args:        []string{"--feature-gates=CPUEvict=true,MemoryAllocatableEvict=true"},
@@ -55,8 +54,8 @@ func TestKoordletCompatFlag(t *testing.T) {
 			wantEnabled: map[string]bool{"BEMemoryEvict": true, "BECPUEvict": true},
 		},
 		"repeated flag": {
-			args:        []string{"--feature-gates=RdtResctrl=true", "--feature-gates=BEMemoryEvict=true,RdtResctrl=false"},
-			wantIgnored: []string{"RdtResctrl"},
+			args:        []string{"--feature-gates=BlkIOReconcile=true", "--feature-gates=BEMemoryEvict=true,BlkIOReconcile=false"},
+			wantIgnored: []string{"BlkIOReconcile"},
 			wantEnabled: map[string]bool{"BEMemoryEvict": true},
 		},
 		"a name nobody knows still fails": {

@@ -31,8 +31,7 @@ const (
 	// (--runtime-hooks-reconcile-interval, not gated there) does. The NRI hooks apply BatchResource and
 	// CPUSetAllocator at container creation; this loop applies them to containers created without the hooks
 	// (no NRI in the runtime, koordlet away) and repairs drift. With it off, only the hooks apply them. Koord's
-	// own gate (beta, on); Koordinator's CgroupReconcile, the memory QoS reconciler, is another thing (not
-	// implemented).
+	// own gate (beta, on); Koordinator's CgroupReconcile, the memory QoS reconciler, is another thing.
 	// owner: koordlet
 	PodCgroupReconcile featuregate.Feature = "PodCgroupReconcile"
 	// BatchResource sets BE pods' cpu.shares, CFS quota and memory limit from their kubernetes.io/batch-cpu and
@@ -101,6 +100,26 @@ const (
 	// Koordinator).
 	// owner: koordlet
 	SystemConfig featuregate.Feature = "SystemConfig"
+	// CgroupReconcile writes the memory QoS knobs (memory.min, memory.low, memory.high and the Anolis OS
+	// watermark and OOM knobs) of pods, containers and kubelet's QoS cgroups from the NodeSLO's
+	// resourceQOSStrategy memoryQOS and the pods' koordinator.sh/memoryQOS annotations (alpha, off, as in
+	// Koordinator).
+	// owner: koordlet
+	CgroupReconcile featuregate.Feature = "CgroupReconcile"
+	// GroupIdentity writes cpu.bvt.warp_ns (Anolis OS group identity) of pods, kubelet's QoS cgroups and host
+	// applications from the NodeSLO's resourceQOSStrategy cpuQOS under the groupIdentity policy. A runtime-hook
+	// gate in Koordinator (beta, on); a kernel without it is said once.
+	// owner: koordlet
+	GroupIdentity featuregate.Feature = "GroupIdentity"
+	// CoreSched applies the coreSched CPU QoS policy: cpu.idle of kubelet's QoS cgroups and host applications, and
+	// core scheduling cookies per pod group (alpha, off, as in Koordinator).
+	// owner: koordlet
+	CoreSched featuregate.Feature = "CoreSched"
+	// RdtResctrl gives each class's pods its share of the last-level cache and memory bandwidth through resctrl
+	// (/sys/fs/resctrl) from the NodeSLO's resourceQOSStrategy resctrlQOS (beta, on, as in Koordinator); a node
+	// without resctrl is said once.
+	// owner: koordlet
+	RdtResctrl featuregate.Feature = "RdtResctrl"
 )
 
 // koordletFeatures are the defaults of koordlet's gates: Koordinator's, and Koord's own PodCgroupReconcile.
@@ -122,6 +141,10 @@ var koordletFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
 	GPUEnvInject:           {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 	RDMADeviceInject:       {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 	SystemConfig:           {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	CgroupReconcile:        {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	GroupIdentity:          {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	CoreSched:              {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
+	RdtResctrl:             {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 }
 
 // koordletDependencies: none. BatchResource and CPUSetAllocator are applied by the NRI hooks and by the
@@ -184,6 +207,14 @@ type Koordlet struct {
 	SystemConfig bool
 	// RDMADevices is the state of the RDMADevices gate.
 	RDMADevices bool
+	// CgroupReconcile is the state of the CgroupReconcile gate.
+	CgroupReconcile bool
+	// GroupIdentity is the state of the GroupIdentity gate.
+	GroupIdentity bool
+	// CoreSched is the state of the CoreSched gate.
+	CoreSched bool
+	// RdtResctrl is the state of the RdtResctrl gate.
+	RdtResctrl bool
 }
 
 // ResolveKoordlet reads koordlet's gates from g, which must know them (a gate set from NewKoordletGate).
@@ -206,5 +237,9 @@ func ResolveKoordlet(g featuregate.FeatureGate) Koordlet {
 		GPUEnvInject:           g.Enabled(GPUEnvInject),
 		RDMADeviceInject:       g.Enabled(RDMADeviceInject),
 		SystemConfig:           g.Enabled(SystemConfig),
+		CgroupReconcile:        g.Enabled(CgroupReconcile),
+		GroupIdentity:          g.Enabled(GroupIdentity),
+		CoreSched:              g.Enabled(CoreSched),
+		RdtResctrl:             g.Enabled(RdtResctrl),
 	}
 }

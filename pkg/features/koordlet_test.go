@@ -33,7 +33,7 @@ func TestKoordletGateDefaults(t *testing.T) {
 	}
 	want := Koordlet{
 		PodCgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true, CPUBurst: true,
-		NodeTopologyReport: true, Accelerators: true, RDMADevices: true,
+		NodeTopologyReport: true, Accelerators: true, RDMADevices: true, GroupIdentity: true, RdtResctrl: true,
 	}
 	if diff := cmp.Diff(want, ResolveKoordlet(g)); diff != "" {
 		t.Errorf("ResolveKoordlet of the defaults (-want,+got):\n%s", diff)
@@ -50,23 +50,24 @@ func TestKoordletGateSetFromFlag(t *testing.T) {
 			value: "AllAlpha=true,AllBeta=true",
 			want: Koordlet{PodCgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true,
 				CPUBurst: true, BEMemoryEvict: true, BECPUEvict: true, CPUEvict: true, CPUAllocatableEvict: true, MemoryEvict: true,
-				MemoryAllocatableEvict: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true, GPUEnvInject: true, RDMADeviceInject: true, SystemConfig: true},
+				MemoryAllocatableEvict: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true, GPUEnvInject: true, RDMADeviceInject: true, SystemConfig: true,
+				CgroupReconcile: true, GroupIdentity: true, CoreSched: true, RdtResctrl: true},
 		},
 		"one strategy off": {
 			value: "BECPUSuppress=false,BEMemoryEvict=true",
 			want: Koordlet{PodCgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, CPUBurst: true,
-				BEMemoryEvict: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true},
+				BEMemoryEvict: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true, GroupIdentity: true, RdtResctrl: true},
 		},
 		"reconciler and the per-class settings off": {
 			value: "PodCgroupReconcile=false,BatchResource=false,CPUSetAllocator=false",
-			want:  Koordlet{BECPUSuppress: true, CPUBurst: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true},
+			want:  Koordlet{BECPUSuppress: true, CPUBurst: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true, GroupIdentity: true, RdtResctrl: true},
 		},
 		"reconciler off alone: the runtime hooks still apply the per-class settings": {
 			value: "PodCgroupReconcile=false",
 			want: Koordlet{BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true, CPUBurst: true,
-				NodeTopologyReport: true, Accelerators: true, RDMADevices: true},
+				NodeTopologyReport: true, Accelerators: true, RDMADevices: true, GroupIdentity: true, RdtResctrl: true},
 		},
-		"unknown gate":  {value: "RdtResctrl=true", wantErrSub: "unrecognized feature gate: RdtResctrl"},
+		"unknown gate":  {value: "TerwayQoS=true", wantErrSub: "unrecognized feature gate: TerwayQoS"},
 		"not a boolean": {value: "CPUBurst=sometimes", wantErrSub: "invalid value of CPUBurst=sometimes"},
 	}
 	for name, tc := range tests {

@@ -51,8 +51,11 @@ import (
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cgroupreconcile"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpuburst"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpuevict"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpuqos"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpusuppress"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/memoryevict"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/memoryqos"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/resctrl"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/sysconfig"
 	"github.com/koord-dev/koord/pkg/koordlet/reporter"
 	"github.com/koord-dev/koord/pkg/koordlet/runtimehooks"
@@ -263,6 +266,20 @@ func (a *Agent) strategies(gates features.Koordlet, recorder record.EventRecorde
 	if gates.SystemConfig {
 		a.sysconfig = sysconfig.New(a.opts.ProcRoot, a.opts.SysRoot)
 		out = append(out, a.sysconfig)
+	}
+	if gates.CgroupReconcile {
+		out = append(out, memoryqos.New(a.cgroups, memoryqos.WithAnnotationReporter(annotations)))
+	}
+	if gates.GroupIdentity || gates.CoreSched {
+		out = append(out, cpuqos.New(a.cgroups, cpuqos.Features{GroupIdentity: gates.GroupIdentity, CoreSched: gates.CoreSched},
+			a.opts.ProcRoot, cpuqos.WithAnnotationReporter(annotations)))
+	}
+	if gates.RdtResctrl {
+		m := resctrl.NewMetrics()
+		if err := m.Register(a.registry); err != nil {
+			return nil, fmt.Errorf("register resctrl metrics: %w", err)
+		}
+		out = append(out, resctrl.New(a.opts.resctrlRoot(), a.cgroups, resctrl.WithMetrics(m)))
 	}
 	if gates.BECPUSuppress {
 		m := cpusuppress.NewMetrics()

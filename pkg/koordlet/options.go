@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -59,6 +60,8 @@ type Options struct {
 	ProcRoot string
 	// SysRoot is where the host's /sys is mounted (the CPU and NUMA topology).
 	SysRoot string
+	// ResctrlRoot is where the host's resctrl filesystem is mounted; "" means <SysRoot>/fs/resctrl.
+	ResctrlRoot string
 	// KubeletRootDir is kubelet's --root-dir (its CPU manager state); KubeletConfig its configuration file
 	// (CPU manager policy and options, reserved CPUs, topology manager policy), "" for none.
 	KubeletRootDir, KubeletConfig string
@@ -137,6 +140,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.CgroupDriver, "cgroup-driver", o.CgroupDriver, "kubelet's cgroup driver, cgroupfs or systemd. Empty: detected from the cgroup tree.")
 	fs.StringVar(&o.ProcRoot, "proc-root", o.ProcRoot, "Mount point of the host's /proc.")
 	fs.StringVar(&o.SysRoot, "sys-root", o.SysRoot, "Mount point of the host's /sys (CPU and NUMA topology).")
+	fs.StringVar(&o.ResctrlRoot, "resctrl-root", o.ResctrlRoot, "Mount point of the host's resctrl filesystem (LLC and memory bandwidth QoS); empty for <sys-root>/fs/resctrl.")
 	fs.StringVar(&o.KubeletRootDir, "kubelet-root-dir", o.KubeletRootDir, "kubelet's --root-dir, which holds its CPU manager state (cpu_manager_state).")
 	fs.StringVar(&o.KubeletConfig, "kubelet-config", o.KubeletConfig, "kubelet's configuration file (CPU manager policy and options, reservedSystemCPUs, topology manager policy); a missing file means kubelet's defaults; empty: none.")
 	fs.DurationVar(&o.TopologyReportInterval, "topology-report-interval", o.TopologyReportInterval, "How often the node's NodeResourceTopology is recomputed; it is written only when it changed.")
@@ -217,4 +221,13 @@ func (o *Options) Validate() error {
 // samples returns how many samples of one collection interval fit in window, at least 1.
 func samples(window, interval time.Duration) int {
 	return max(1, int(window/interval))
+}
+
+// resctrlRoot returns where the resctrl filesystem is: ResctrlRoot, else <SysRoot>/fs/resctrl as Koordinator
+// resolves it.
+func (o *Options) resctrlRoot() string {
+	if o.ResctrlRoot != "" {
+		return o.ResctrlRoot
+	}
+	return filepath.Join(o.SysRoot, "fs", "resctrl")
 }

@@ -107,7 +107,7 @@ func TestOptionsFlags(t *testing.T) {
 	o.AddFlags(fs)
 	err := fs.Parse([]string{
 		"--node-name=n1", "--cgroup-root=/host-cgroup", "--cgroup-driver=systemd", "--proc-root=/host-proc",
-		"--collect-interval=2s", "--feature-gates=BEMemoryEvict=true,CPUBurst=false,RdtResctrl=true",
+		"--collect-interval=2s", "--feature-gates=BEMemoryEvict=true,CPUBurst=false,TCNetworkQoS=true",
 	})
 	if err != nil {
 		t.Fatalf("parse flags: %v", err)
@@ -118,7 +118,7 @@ func TestOptionsFlags(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("parsed options (-want,+got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"RdtResctrl"}, o.gatesFlag.Ignored()); diff != "" {
+	if diff := cmp.Diff([]string{"TCNetworkQoS"}, o.gatesFlag.Ignored()); diff != "" {
 		t.Errorf("ignored Koordinator gates (-want,+got):\n%s", diff)
 	}
 	if err := o.Validate(); err != nil {
@@ -159,17 +159,18 @@ func TestKoordinatorCommandLine(t *testing.T) {
 	if err := fs.Parse(KoordinatorArgs(fs, args)); err != nil {
 		t.Fatalf("parse Koordinator's command line: %v", err)
 	}
-	got := []any{o.MetricsBindAddress, o.CgroupRoot, o.FeatureGates.Enabled("BECPUEvict"), o.FeatureGates.Enabled("PodCgroupReconcile")}
-	want := []any{":9316", "/host-cgroup/", true, true}
+	got := []any{o.MetricsBindAddress, o.CgroupRoot, o.FeatureGates.Enabled("BECPUEvict"), o.FeatureGates.Enabled("PodCgroupReconcile"),
+		o.FeatureGates.Enabled("CgroupReconcile")}
+	want := []any{":9316", "/host-cgroup/", true, true, true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("parsed options (-want,+got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"logtostderr", "runtime-hooks-host-endpoint"}, o.compat.Ignored()); diff != "" {
 		t.Errorf("ignored flags (-want,+got):\n%s", diff)
 	}
-	// Koordinator's CgroupReconcile is its memory QoS reconciler, which Koord does not implement: logged as
-	// ignored, while Koord's own reconciler (PodCgroupReconcile) stays on.
-	if diff := cmp.Diff([]string{"CgroupReconcile"}, o.gatesFlag.Ignored()); diff != "" {
+	// Koordinator's CgroupReconcile is its memory QoS reconciler, Koord's too; Koord's own per-class reconciler
+	// (PodCgroupReconcile) stays on.
+	if diff := cmp.Diff([]string(nil), o.gatesFlag.Ignored()); diff != "" {
 		t.Errorf("ignored Koordinator gates (-want,+got):\n%s", diff)
 	}
 	if err := o.Validate(); err != nil {

@@ -32,6 +32,7 @@ import (
 	"github.com/koord-dev/koord/pkg/koordlet/prediction"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpusuppress"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/resctrl"
 	"github.com/koord-dev/koord/pkg/koordlet/runtimehooks"
 	"github.com/koord-dev/koord/pkg/manager"
 	"github.com/koord-dev/koord/pkg/metrics"
@@ -66,7 +67,7 @@ var components = []component{
 		served: "served at `/metrics` on `--metrics-bind-address` (`:9316`), with the Go and process collectors; registered by `pkg/koordlet` (`Agent`)",
 		register: func(r prometheus.Registerer) error {
 			return errors.Join(qosmanager.NewMetrics().Register(r), cpusuppress.NewMetrics().Register(r), evictor.NewMetrics().Register(r),
-				prediction.NewMetrics().Register(r), runtimehooks.NewMetrics().Register(r))
+				prediction.NewMetrics().Register(r), runtimehooks.NewMetrics().Register(r), resctrl.NewMetrics().Register(r))
 		},
 	},
 	{

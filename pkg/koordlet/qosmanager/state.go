@@ -139,6 +139,11 @@ func PodKey(uid types.UID, r corev1.ResourceName) metriccache.SeriesKey {
 	return metriccache.SeriesKey{Kind: metriccache.KindPod, ID: string(uid), Resource: r}
 }
 
+// HostAppKey returns the key of the series of resource r of the host application named name.
+func HostAppKey(name string, r corev1.ResourceName) metriccache.SeriesKey {
+	return metriccache.SeriesKey{Kind: metriccache.KindHostApp, ID: name, Resource: r}
+}
+
 // ContainerKey returns the key of the series of resource r of the container with id ("containerd://abc").
 func ContainerKey(id string, r corev1.ResourceName) metriccache.SeriesKey {
 	return metriccache.SeriesKey{Kind: metriccache.KindContainer, ID: id, Resource: r}

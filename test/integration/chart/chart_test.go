@@ -144,6 +144,11 @@ func TestComponentsParseTheirCommandLines(t *testing.T) {
 			if !slices.ContainsFunc(k.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == ko.Prediction.CheckpointDir }) {
 				t.Errorf("koordlet --prediction-checkpoint-filepath %s is not a mount: %v", ko.Prediction.CheckpointDir, k.VolumeMounts)
 			}
+			if !slices.ContainsFunc(k.VolumeMounts, func(m corev1.VolumeMount) bool {
+				return ko.ResctrlRoot == m.MountPath+"/resctrl" && m.MountPropagation != nil && *m.MountPropagation == corev1.MountPropagationHostToContainer
+			}) {
+				t.Errorf("koordlet --resctrl-root %s is not under a mount of the host's /sys/fs that sees later mounts: %v", ko.ResctrlRoot, k.VolumeMounts)
+			}
 		})
 	}
 }

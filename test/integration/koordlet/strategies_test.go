@@ -28,10 +28,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 )
 
 // lsPod is an LS pod with a CPU limit of 2 cores (kubelet sets a CFS quota of 200000 µs on it).
@@ -244,4 +246,63 @@ func TestSystemConfigFollowsTheNodeSLO(t *testing.T) {
 	if got := read(minFree); got != "67584" {
 		t.Errorf("min_free_kbytes = %s after koordlet stopped, want the node's 67584", got)
 	}
+}
+
+// TestMemoryAndCPUQoSFollowTheNodeSLO turns memory QoS (gate CgroupReconcile) and the coreSched CPU QoS policy
+// (gate CoreSched) on and off through the NodeSLO: koordlet writes memory.min and memory.low of the LS pod, its
+// container and kubepods, and cpu.idle of the besteffort cgroup, reverts them when the classes are turned off,
+// and records an Event on a pod whose koordinator.sh/memoryQOS annotation is malformed.
+func TestMemoryAndCPUQoSFollowTheNodeSLO(t *testing.T) {
+	n := newNode(t, nodeConfig{
+		version: cgroup.V2, driver: cgroup.Systemd,
+		cpus: 4, allocatableCPU: "4", memory: 8 * gi,
+		busyCores: 1, memUsed: 2 * gi, memUsedWithCache: 3 * gi,
+	})
+	ls := n.addPod(lsPod("ls", 0.5))
+	malformed := lsPod("malformed", 0.1)
+	malformed.annotations = map[string]string{extension.AnnotationPodMemoryQoS: `{"policy":`}
+	bad := n.addPod(malformed)
+	n.addPod(bePod("be", 0.2))
+	startAgent(t, koordletConfig(t), n, "CgroupReconcile=true", "CoreSched=true")
+
+	// Both LS pods request 1Gi: 100 % of it is protected for each, and kubepods and burstable hold the sum.
+	n.updateNodeSLO(func(s *slov1alpha1.NodeSLOSpec) {
+		s.ResourceQOSStrategy = &slov1alpha1.ResourceQOSStrategy{
+			Policies: &slov1alpha1.ResourceQOSPolicies{CPUPolicy: ptr.To(slov1alpha1.CPUQOSPolicyCoreSched)},
+			LSClass: &slov1alpha1.ResourceQOS{MemoryQOS: &slov1alpha1.MemoryQOSCfg{Enable: ptr.To(true), MemoryQOS: slov1alpha1.MemoryQOS{
+				MinLimitPercent: ptr.To[int64](100), LowLimitPercent: ptr.To[int64](100),
+			}}},
+			BEClass: &slov1alpha1.ResourceQOS{CPUQOS: &slov1alpha1.CPUQOSCfg{Enable: ptr.To(true), CPUQOS: slov1alpha1.CPUQOS{SchedIdle: ptr.To[int64](1)}}},
+		}
+	})
+	layout := n.host.fs.Layout()
+	for _, dir := range []string{n.podDir(ls), n.containerDir(ls), n.podDir(bad)} {
+		n.waitForKnob(dir, "memory.min", "1073741824")
+		n.waitForKnob(dir, "memory.low", "1073741824")
+	}
+	n.waitForKnob(layout.QoSDir(corev1.PodQOSBurstable), "memory.min", "2147483648")
+	n.waitForKnob(layout.QoSDir(corev1.PodQOSGuaranteed), "memory.min", "2147483648")
+	n.waitForKnob(layout.QoSDir(corev1.PodQOSBestEffort), "cpu.idle", "1")
+
+	eventually(t, "no InvalidAnnotation Event on the pod with a malformed memoryQOS annotation", func(ctx context.Context) (bool, error) {
+		events := &corev1.EventList{}
+		if err := env.Client.List(ctx, events, client.InNamespace(n.name)); err != nil {
+			return false, err
+		}
+		for _, e := range events.Items {
+			if e.InvolvedObject.UID == bad.UID && e.Reason == qosmanager.ReasonInvalidAnnotation &&
+				strings.Contains(e.Message, extension.AnnotationPodMemoryQoS) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+
+	// Turned off: every knob goes back to the none values.
+	n.updateNodeSLO(func(s *slov1alpha1.NodeSLOSpec) { s.ResourceQOSStrategy = nil })
+	for _, dir := range []string{n.podDir(ls), n.containerDir(ls), layout.QoSDir(corev1.PodQOSGuaranteed)} {
+		n.waitForKnob(dir, "memory.min", "0")
+		n.waitForKnob(dir, "memory.low", "0")
+	}
+	n.waitForKnob(layout.QoSDir(corev1.PodQOSBestEffort), "cpu.idle", "0")
 }

@@ -120,7 +120,7 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 	if logger.V(4).Enabled() {
 		logger.V(4).Info("Computed the BE CPU allowance", "allowedCores", allowed, "capacityCores", in.Capacity,
 			"thresholdPercent", in.ThresholdPercent, "nonBEPodsUsageCores", in.NonBEPodsUsage,
-			"systemUsageCores", in.SystemUsage, "nodeReservedCores", in.NodeReserved)
+			"nonBEHostAppsUsageCores", in.NonBEHostAppsUsage, "systemUsageCores", in.SystemUsage, "nodeReservedCores", in.NodeReserved)
 	}
 
 	if cfg.CPUSuppressPolicy == slov1alpha1.CPUCfsQuotaPolicy {
@@ -159,10 +159,23 @@ func inputs(st *qosmanager.State, cfg *slov1alpha1.ResourceThresholdStrategy) (I
 			in.NonBEPodsUsage += u
 		}
 	}
+	appsUsage := 0.0
+	if st.NodeSLO != nil {
+		for _, app := range st.NodeSLO.Spec.HostApplications {
+			u, ok := st.Latest(qosmanager.HostAppKey(app.Name, corev1.ResourceCPU))
+			if !ok {
+				continue
+			}
+			appsUsage += u
+			if extension.QoSClass(app.QoS) != extension.QoSBE {
+				in.NonBEHostAppsUsage += u
+			}
+		}
+	}
 	if sys, ok := st.Latest(qosmanager.SystemKey(corev1.ResourceCPU)); ok {
 		in.SystemUsage = sys
 	} else {
-		in.SystemUsage = max(nodeUsage-podsUsage, 0)
+		in.SystemUsage = max(nodeUsage-podsUsage-appsUsage, 0)
 	}
 	return in, nil
 }
@@ -363,5 +376,5 @@ func (s *Strategy) logApplied(ctx context.Context, policy slov1alpha1.CPUSuppres
 	s.applied = appliedState{policy: policy, value: value}
 	klog.FromContext(ctx).V(2).Info("Suppressed BE CPU", "policy", policy, "value", value, "allowedCores", allowed,
 		"capacityCores", in.Capacity, "thresholdPercent", in.ThresholdPercent, "nonBEPodsUsageCores", in.NonBEPodsUsage,
-		"systemUsageCores", in.SystemUsage, "nodeReservedCores", in.NodeReserved)
+		"nonBEHostAppsUsageCores", in.NonBEHostAppsUsage, "systemUsageCores", in.SystemUsage, "nodeReservedCores", in.NodeReserved)
 }

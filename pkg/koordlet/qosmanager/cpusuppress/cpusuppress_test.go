@@ -18,6 +18,7 @@ package cpusuppress
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -373,5 +374,43 @@ func TestMalformedReservationKeepsSuppressing(t *testing.T) {
 	}
 	if diff := cmp.Diff(three("0-3"), e.cpusets(t)); diff != "" {
 		t.Errorf("cpusets (-want,+got):\n%s", diff)
+	}
+}
+
+func TestNonBEHostApplicationsCount(t *testing.T) {
+	for name, tc := range map[string]struct {
+		withSystem bool
+		want       float64
+	}{
+		// 8 × 65 % = 5.2; − web 1.2 − nginx 1 (LS host app; the BE one does not count) − system 0.5 = 2.5.
+		"with the system series": {withSystem: true, want: 2.5},
+		// system = 4 − pods 2 − host apps 1.5 = 0.5: the same.
+		"system from node minus pods and host apps": {want: 2.5},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, cgroup.V1, cgroup.Cgroupfs)
+			e.cache = qostest.Cache()
+			e.cache.Append(qosmanager.NodeKey(corev1.ResourceCPU), qostest.Now, 4)
+			if tc.withSystem {
+				e.cache.Append(qosmanager.SystemKey(corev1.ResourceCPU), qostest.Now, 0.5)
+			}
+			e.cache.Append(qosmanager.PodKey(qostest.UID("web"), corev1.ResourceCPU), qostest.Now, 1.2)
+			e.cache.Append(qosmanager.PodKey(qostest.UID("batch"), corev1.ResourceCPU), qostest.Now, 0.8)
+			e.cache.Append(qosmanager.HostAppKey("nginx", corev1.ResourceCPU), qostest.Now, 1)
+			e.cache.Append(qosmanager.HostAppKey("yarn", corev1.ResourceCPU), qostest.Now, 0.5)
+			_, ctx := ktesting.NewTestContext(t)
+			slo := qostest.NodeSLO(slov1alpha1.NodeSLOSpec{
+				ResourceUsedThresholdWithBE: enabled(slov1alpha1.CPUSetPolicy),
+				HostApplications: []slov1alpha1.HostApplicationSpec{
+					{Name: "nginx", QoS: string(extension.QoSLS)}, {Name: "yarn", QoS: string(extension.QoSBE)},
+				},
+			})
+			if err := e.strategy.Run(ctx, qostest.State(e.node, slo, e.cache, e.pods...)); err != nil {
+				t.Fatal(err)
+			}
+			if got := testutil.ToFloat64(e.metrics.allowed); math.Abs(got-tc.want) > 1e-3 {
+				t.Errorf("allowed = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -48,6 +48,9 @@ type Inputs struct {
 	MinPercent *int64
 	// NonBEPodsUsage is the CPU used by the pods that are not BE.
 	NonBEPodsUsage float64
+	// NonBEHostAppsUsage is the CPU used by the host applications (the NodeSLO's hostApplications) that are not
+	// BE.
+	NonBEHostAppsUsage float64
 	// SystemUsage is the CPU used outside pods.
 	SystemUsage float64
 	// NodeReserved is the CPU kept from pods (kubelet's and the node annotation's reservation).
@@ -56,12 +59,12 @@ type Inputs struct {
 
 // BEAllowed returns the CPU, in cores, the BE pods may use:
 //
-//	Capacity × ThresholdPercent/100 − NonBEPodsUsage − max(SystemUsage, NodeReserved)
+//	Capacity × ThresholdPercent/100 − NonBEPodsUsage − NonBEHostAppsUsage − max(SystemUsage, NodeReserved)
 //
 // raised to Capacity × MinPercent/100 when MinPercent is set, and to 0 otherwise. The result is rounded to
 // milli-cores: usage samples are kept in single precision, which would otherwise show in the quota.
 func BEAllowed(in Inputs) float64 {
-	allowed := in.Capacity*float64(in.ThresholdPercent)/100 - in.NonBEPodsUsage - max(in.SystemUsage, in.NodeReserved)
+	allowed := in.Capacity*float64(in.ThresholdPercent)/100 - in.NonBEPodsUsage - in.NonBEHostAppsUsage - max(in.SystemUsage, in.NodeReserved)
 	floor := 0.0
 	if in.MinPercent != nil {
 		floor = in.Capacity * float64(*in.MinPercent) / 100

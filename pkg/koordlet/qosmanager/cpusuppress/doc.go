@@ -17,12 +17,14 @@ limitations under the License.
 // Package cpusuppress is the BE CPU suppression strategy (feature gate BECPUSuppress): every round it gives the
 // BE pods what the LS pods and the system leave of cpuSuppressThresholdPercent of the node's CPU,
 //
-//	BEAllowed = capacity × cpuSuppressThresholdPercent/100 − Σ non-BE pod usage − max(system usage, node reserved)
+//	BEAllowed = capacity × cpuSuppressThresholdPercent/100 − Σ non-BE pod usage − Σ non-BE host application usage
+//	            − max(system usage, node reserved)
 //
-// floored at capacity × cpuSuppressMinPercent/100 when that is set. Usage is the newest sample of each series
-// in the metric cache (one collection interval, 1 s by default), so the strategy follows load changes within a
-// round or two; samples older than the Manager's MaxSampleAge are ignored. Host applications are not counted
-// (Koord does not collect them yet).
+// floored at capacity × cpuSuppressMinPercent/100 when that is set. Host applications are the NodeSLO's
+// hostApplications, whose usage the collector samples from their cgroups and leaves out of the system usage.
+// Usage is the newest sample of each series in the metric cache (one collection interval, 1 s by default), so
+// the strategy follows load changes within a round or two; samples older than the Manager's MaxSampleAge are
+// ignored.
 //
 // The cpuset policy (the default) confines the besteffort cgroup, every BE pod and every BE container to
 // ceil(BEAllowed) CPUs, at least 2, growing by at most 10 % of the node's CPUs per round and shrinking at
