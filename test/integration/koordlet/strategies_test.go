@@ -18,8 +18,10 @@ package koordlet
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,6 +34,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/koordlet"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 )
@@ -305,4 +308,71 @@ func TestMemoryAndCPUQoSFollowTheNodeSLO(t *testing.T) {
 		n.waitForKnob(dir, "memory.low", "0")
 	}
 	n.waitForKnob(layout.QoSDir(corev1.PodQOSBestEffort), "cpu.idle", "0")
+}
+
+// TestResctrlAndGroupIdentityFollowTheNodeSLO gives koordlet a node with resctrl (a fake tree: 11 cache ways,
+// one cache and one memory domain) and an Anolis OS kernel's group identity (cpu.bvt.warp_ns in the cgroups):
+// turning the BE class's resctrlQOS and the LS and BE classes' cpuQOS on limits the BE group to 4 of the 11
+// ways and half the memory bandwidth, moves the BE pod's threads into it, and sets the group identities;
+// turning them off puts back the full schemata and identity 0.
+func TestResctrlAndGroupIdentityFollowTheNodeSLO(t *testing.T) {
+	n := newNode(t, nodeConfig{
+		version: cgroup.V1, driver: cgroup.Cgroupfs,
+		cpus: 4, allocatableCPU: "4", memory: 8 * gi,
+		busyCores: 1, memUsed: 2 * gi, memUsedWithCache: 3 * gi,
+	})
+	ls := n.addPod(lsPod("ls", 0.5))
+	be := n.addPod(bePod("be", 0.2))
+	layout := n.host.fs.Layout()
+	bvtDirs := map[string]string{
+		"kubepods": layout.QoSDir(corev1.PodQOSGuaranteed), "burstable": layout.QoSDir(corev1.PodQOSBurstable),
+		"besteffort": layout.QoSDir(corev1.PodQOSBestEffort), "ls": n.podDir(ls), "be": n.podDir(be),
+	}
+	for _, dir := range append(slices.Collect(maps.Values(bvtDirs)), "/") {
+		n.host.fs.WriteFile(dir, "cpu.bvt.warp_ns", "0\n")
+	}
+	n.host.fs.WriteFile(n.containerDir(be), "tasks", "4242\n4243\n")
+
+	resctrl := t.TempDir()
+	for path, content := range map[string]string{
+		"schemata": "L3:0=7ff\nMB:0=100\n", "info/L3/cbm_mask": "7ff\n", "info/L3/min_cbm_bits": "1\n",
+		"info/L3/num_closids": "16\n", "info/MB/min_bandwidth": "10\n", "info/MB/bandwidth_gran": "10\n",
+	} {
+		if err := os.MkdirAll(filepath.Join(resctrl, filepath.Dir(path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(resctrl, path), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startAgentWith(t, koordletConfig(t), n, func(o *koordlet.Options) { o.ResctrlRoot = resctrl })
+
+	n.updateNodeSLO(func(s *slov1alpha1.NodeSLOSpec) {
+		s.ResourceQOSStrategy = &slov1alpha1.ResourceQOSStrategy{
+			LSClass: &slov1alpha1.ResourceQOS{CPUQOS: &slov1alpha1.CPUQOSCfg{Enable: ptr.To(true)}},
+			BEClass: &slov1alpha1.ResourceQOS{
+				CPUQOS:     &slov1alpha1.CPUQOSCfg{Enable: ptr.To(true)},
+				ResctrlQOS: &slov1alpha1.ResctrlQOSCfg{Enable: ptr.To(true), ResctrlQOS: slov1alpha1.ResctrlQOS{MBAPercent: ptr.To[int64](50)}},
+			},
+		}
+	})
+	// The defaults: group identity 2 for LS, -1 for BE; BE's cache 0-30 % of 11 ways = the 4 lowest.
+	for name, want := range map[string]string{"kubepods": "0", "burstable": "2", "besteffort": "-1", "ls": "2", "be": "-1"} {
+		n.waitForKnob(bvtDirs[name], "cpu.bvt.warp_ns", want)
+	}
+	read := func(path string) string {
+		b, _ := os.ReadFile(filepath.Join(resctrl, path))
+		return strings.TrimSpace(string(b))
+	}
+	eventually(t, "the BE resctrl group's schemata and tasks", func(context.Context) (bool, error) {
+		return read("BE/schemata") == "L3:0=f\nMB:0=50" && read("BE/tasks") == "4242\n4243", nil
+	})
+
+	n.updateNodeSLO(func(s *slov1alpha1.NodeSLOSpec) { s.ResourceQOSStrategy = nil })
+	for name := range bvtDirs {
+		n.waitForKnob(bvtDirs[name], "cpu.bvt.warp_ns", "0")
+	}
+	eventually(t, "the BE resctrl group's full schemata back", func(context.Context) (bool, error) {
+		return read("BE/schemata") == "L3:0=7ff\nMB:0=100", nil
+	})
 }
