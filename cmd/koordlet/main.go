@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -35,7 +36,15 @@ import (
 	"github.com/koord-dev/koord/pkg/util/logging"
 )
 
+// gcPercent is koordlet's GOGC unless the environment sets one: its live heap is a few MiB, and collecting at
+// 50 % growth instead of Go's 100 % keeps about 3 MiB less resident for no measurable CPU
+// (BenchmarkKoordletFootprint in test/perf/koordlet).
+const gcPercent = 50
+
 func main() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:]); err != nil {

@@ -49,9 +49,15 @@ import (
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup/cgrouptest"
 )
 
-var footprintDuration = flag.Duration("koordlet.duration", 60*time.Second, "How long BenchmarkKoordletFootprint runs the koordlet binary.")
+var (
+	footprintDuration = flag.Duration("koordlet.duration", 60*time.Second, "How long BenchmarkKoordletFootprint runs the koordlet binary.")
+	footprintGates    = flag.String("koordlet.feature-gates", allGates, "The agent's --feature-gates in BenchmarkKoordletFootprint; every strategy by default (then checked to have acted), another value to compare.")
+	footprintLog      = flag.String("koordlet.log", "", "Where BenchmarkKoordletFootprint writes the agent's log; a temporary file, removed afterwards, when empty.")
+)
 
 const (
+	// allGates turns every koordlet feature on.
+	allGates      = "AllAlpha=true,AllBeta=true"
 	perfNode      = "koord-perf-node"
 	perfNamespace = "koordlet-perf"
 	// nodeCPUs is the CPU count of the fake node (its /proc/stat and cgroup cpusets).
@@ -74,14 +80,17 @@ const (
 )
 
 // BenchmarkKoordletFootprint runs the koordlet binary for -koordlet.duration against a real kube-apiserver
-// and a fake node: a cgroup v1 tree and /proc in a temporary directory with 50 pods × 3 containers (a third
-// of the pods BE) whose CPU counters advance every second, one pod replaced every 5 s, BE suppression on
-// with the cfsQuota policy and a NodeMetric reported every 10 s. Every second it reads the agent's
+// and a fake node: a cgroup v1 tree with an Anolis OS kernel's extra knobs, /proc and a resctrl tree in a
+// temporary directory, with 50 pods × 3 containers (a third of the pods BE) whose CPU counters advance every
+// second, one pod replaced every 5 s, and a NodeMetric reported every 10 s. Every strategy is on: every
+// feature gate (AllAlpha, AllBeta), and in the NodeSLO BE suppression (cfsQuota policy), CPU burst, memory
+// QoS, group identity and resctrl for every class, the system settings and a host application. Every second it reads the agent's
 // utime+stime from /proc/<pid>/stat and its VmRSS from /proc/<pid>/status, and reports
 //
 //	cores           CPU over the whole run, start-up included
 //	cores-steady    CPU after the first 20 s
 //	MiB-peak-rss    the largest RSS seen
+//	MiB-peak-rss-anon  the largest anonymous part of it (heap, stacks; the rest is the binary's pages)
 //	MiB-rss-growth  RSS at the end minus RSS at 20 s: memory under churn should stay flat
 //
 // The counters advance, and the pods churn, on the benchmark's goroutine between two samples. It fails when
@@ -110,6 +119,8 @@ func BenchmarkKoordletFootprint(b *testing.B) {
 		"--enable-nri-runtime-hook=false",
 		// The prediction's checkpoints go to the benchmark's directory, not the host's /prediction-checkpoints.
 		"--prediction-checkpoint-filepath=" + b.TempDir(),
+		"--resctrl-root=" + node.resctrlDir,
+		"--feature-gates=" + *footprintGates,
 	}
 
 	var fp footprint
@@ -119,6 +130,7 @@ func BenchmarkKoordletFootprint(b *testing.B) {
 	b.ReportMetric(fp.cores, "cores")
 	b.ReportMetric(fp.coresSteady, "cores-steady")
 	b.ReportMetric(fp.peakMiB, "MiB-peak-rss")
+	b.ReportMetric(fp.peakAnonMiB, "MiB-peak-rss-anon")
 	b.ReportMetric(fp.growthMiB, "MiB-rss-growth")
 }
 
@@ -149,8 +161,8 @@ func writeKubeconfig(b *testing.B, cfg *rest.Config) string {
 	return path
 }
 
-// createPerfObjects creates the node, the namespace, the koord-batch priority class, the NodeMetric (reports every 10 s) and the NodeSLO (BE
-// suppression on, cfsQuota policy).
+// createPerfObjects creates the node, the namespace, the koord-batch priority class, the NodeMetric (reports
+// every 10 s) and the NodeSLO (perfNodeSLO).
 func createPerfObjects(b *testing.B) {
 	b.Helper()
 	ctx := b.Context()
@@ -165,14 +177,7 @@ func createPerfObjects(b *testing.B) {
 				ReportIntervalSeconds: ptr.To[int64](10),
 			}},
 		},
-		&slov1alpha1.NodeSLO{
-			ObjectMeta: metav1.ObjectMeta{Name: perfNode},
-			Spec: slov1alpha1.NodeSLOSpec{ResourceUsedThresholdWithBE: &slov1alpha1.ResourceThresholdStrategy{
-				Enable:                      ptr.To(true),
-				CPUSuppressPolicy:           slov1alpha1.CPUCfsQuotaPolicy,
-				CPUSuppressThresholdPercent: ptr.To[int64](65),
-			}},
-		},
+		&slov1alpha1.NodeSLO{ObjectMeta: metav1.ObjectMeta{Name: perfNode}, Spec: perfNodeSLO()},
 	}
 	for _, o := range objs {
 		if err := env.Client.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -191,6 +196,31 @@ func createPerfObjects(b *testing.B) {
 	}
 }
 
+// perfNodeSLO turns every strategy on: BE suppression (cfsQuota policy), CPU burst, memory QoS, group identity
+// and resctrl for every class, the system settings, and a latency-sensitive host application.
+func perfNodeSLO() slov1alpha1.NodeSLOSpec {
+	class := func(groupIdentity int64) *slov1alpha1.ResourceQOS {
+		return &slov1alpha1.ResourceQOS{
+			CPUQOS: &slov1alpha1.CPUQOSCfg{Enable: ptr.To(true), CPUQOS: slov1alpha1.CPUQOS{GroupIdentity: ptr.To(groupIdentity)}},
+			MemoryQOS: &slov1alpha1.MemoryQOSCfg{Enable: ptr.To(true), MemoryQOS: slov1alpha1.MemoryQOS{
+				MinLimitPercent: ptr.To[int64](50), LowLimitPercent: ptr.To[int64](80), ThrottlingPercent: ptr.To[int64](90),
+			}},
+			ResctrlQOS: &slov1alpha1.ResctrlQOSCfg{Enable: ptr.To(true)},
+		}
+	}
+	return slov1alpha1.NodeSLOSpec{
+		ResourceUsedThresholdWithBE: &slov1alpha1.ResourceThresholdStrategy{
+			Enable:                      ptr.To(true),
+			CPUSuppressPolicy:           slov1alpha1.CPUCfsQuotaPolicy,
+			CPUSuppressThresholdPercent: ptr.To[int64](65),
+		},
+		ResourceQOSStrategy: &slov1alpha1.ResourceQOSStrategy{LSRClass: class(2), LSClass: class(2), BEClass: class(-1)},
+		CPUBurstStrategy:    &slov1alpha1.CPUBurstStrategy{CPUBurstConfig: slov1alpha1.CPUBurstConfig{Policy: slov1alpha1.CPUBurstAuto}},
+		SystemStrategy:      &slov1alpha1.SystemStrategy{MinFreeKbytesFactor: ptr.To[int64](100), WatermarkScaleFactor: ptr.To[int64](150)},
+		HostApplications:    []slov1alpha1.HostApplicationSpec{{Name: "nginx", QoS: string(extension.QoSLS)}},
+	}
+}
+
 // fakeNode is the fake cgroup tree and /proc of the node, and its pods. Its methods run on the benchmark's
 // goroutine only.
 type fakeNode struct {
@@ -201,6 +231,8 @@ type fakeNode struct {
 	// first, must never find a pod directory with some of its files still missing.
 	staging *cgrouptest.FS
 	procDir string
+	// resctrlDir is the fake resctrl filesystem: 11 cache ways, two cache and memory domains.
+	resctrlDir string
 	// busy and idle are the node's cumulative CPU jiffies in /proc/stat.
 	busy, idle float64
 	last       time.Time
@@ -229,12 +261,15 @@ type fakeContainer struct {
 func newFakeNode(b *testing.B) *fakeNode {
 	cpus := fmt.Sprintf("0-%d", nodeCPUs-1)
 	n := &fakeNode{
-		b:       b,
-		fs:      cgrouptest.NewFS(b, cgroup.V1, cgroup.Cgroupfs, cgrouptest.WithCPUs(cpus)),
-		staging: cgrouptest.NewFS(b, cgroup.V1, cgroup.Cgroupfs, cgrouptest.WithCPUs(cpus)),
-		procDir: filepath.Join(b.TempDir(), "proc"),
-		last:    time.Now(),
+		b:          b,
+		fs:         cgrouptest.NewFS(b, cgroup.V1, cgroup.Cgroupfs, cgrouptest.WithCPUs(cpus), cgrouptest.WithKnobs(cgrouptest.AnolisKnobs)),
+		staging:    cgrouptest.NewFS(b, cgroup.V1, cgroup.Cgroupfs, cgrouptest.WithCPUs(cpus), cgrouptest.WithKnobs(cgrouptest.AnolisKnobs)),
+		procDir:    filepath.Join(b.TempDir(), "proc"),
+		resctrlDir: b.TempDir(),
+		last:       time.Now(),
 	}
+	n.fs.MkDir("/host-latency-sensitive")
+	n.fs.MkDir("/host-latency-sensitive/nginx")
 	// Next to the fake cgroup tree (every TempDir of b is under one directory), so moving there is a rename.
 	n.trash = b.TempDir()
 	if err := os.Mkdir(n.procDir, 0o755); err != nil {
@@ -247,6 +282,21 @@ func newFakeNode(b *testing.B) *fakeNode {
 	}
 	if err := n.writeProcStat(); err != nil {
 		b.Fatal(err)
+	}
+	for dir, files := range map[string]map[string]string{
+		filepath.Join(n.procDir, "sys", "vm"):     {"min_free_kbytes": "67584\n", "watermark_scale_factor": "10\n"},
+		n.resctrlDir:                              {"schemata": "L3:0=7ff;1=7ff\nMB:0=100;1=100\n"},
+		filepath.Join(n.resctrlDir, "info", "L3"): {"cbm_mask": "7ff\n", "min_cbm_bits": "1\n", "num_closids": "16\n"},
+		filepath.Join(n.resctrlDir, "info", "MB"): {"min_bandwidth": "10\n", "bandwidth_gran": "10\n", "num_closids": "8\n"},
+	} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for name, content := range files {
+			if err := writeAtomic(filepath.Join(dir, name), content); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 	return n
 }
@@ -399,7 +449,7 @@ func writeAtomic(path, content string) error {
 
 // footprint is what one run of the agent cost.
 type footprint struct {
-	cores, coresSteady, peakMiB, growthMiB float64
+	cores, coresSteady, peakMiB, peakAnonMiB, growthMiB float64
 }
 
 // procSample is one reading of the agent process: CPU time in USER_HZ ticks and resident memory.
@@ -407,13 +457,18 @@ type procSample struct {
 	at     time.Time
 	ticks  uint64
 	rssKiB int64
+	// anonKiB is the anonymous part of the resident memory (heap, stacks): rssKiB less the binary's pages.
+	anonKiB int64
 }
 
 // runKoordlet runs the agent for -koordlet.duration while advancing the fake node's counters and churning
 // its pods, sampling the process every second, then checks it did its job and stops it.
 func runKoordlet(b *testing.B, bin string, args []string, node *fakeNode) footprint {
 	ctx := b.Context()
-	logPath := filepath.Join(b.TempDir(), "koordlet.log")
+	logPath := *footprintLog
+	if logPath == "" {
+		logPath = filepath.Join(b.TempDir(), "koordlet.log")
+	}
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		b.Fatal(err)
@@ -498,8 +553,12 @@ func checkWorked(b *testing.B, node *fakeNode, logPath string) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	if q := node.fs.ReadFile(node.fs.Layout().QoSDir(corev1.PodQOSBestEffort), "cpu.cfs_quota_us"); q == "-1" {
+	l := node.fs.Layout()
+	if q := node.fs.ReadFile(l.QoSDir(corev1.PodQOSBestEffort), "cpu.cfs_quota_us"); q == "-1" {
 		b.Fatalf("koordlet did not suppress the BE pods: besteffort cpu.cfs_quota_us is still -1\n%s", tail(logPath))
+	}
+	if *footprintGates == allGates {
+		checkStrategies(b, node, logPath)
 	}
 	log, err := os.ReadFile(logPath)
 	if err != nil {
@@ -511,6 +570,33 @@ func checkWorked(b *testing.B, node *fakeNode, logPath string) {
 			b.Fatalf("koordlet logged an error: %s", line)
 		}
 	}
+}
+
+// checkStrategies fails the benchmark unless the strategies other than suppression acted: group identity on the
+// besteffort cgroup and the host application, resctrl's BE group, min_free_kbytes and the pods' memory.min.
+func checkStrategies(b *testing.B, node *fakeNode, logPath string) {
+	b.Helper()
+	l := node.fs.Layout()
+	for _, c := range []struct{ what, got, want string }{
+		{"the besteffort cgroup's group identity", node.fs.ReadFile(l.QoSDir(corev1.PodQOSBestEffort), "cpu.bvt.warp_ns"), "-1"},
+		{"the host application's group identity", node.fs.ReadFile("/host-latency-sensitive/nginx", "cpu.bvt.warp_ns"), "2"},
+		{"the BE resctrl group's cache ways (0-30 % of 11)", readLine(filepath.Join(node.resctrlDir, "BE", "schemata")), "L3:0=f;1=f"},
+		{"min_free_kbytes (100 × 64 GiB in kB / 10000)", readLine(filepath.Join(node.procDir, "sys", "vm", "min_free_kbytes")), "671088"},
+	} {
+		if strings.TrimSpace(c.got) != c.want {
+			b.Fatalf("%s is %q, want %q\n%s", c.what, strings.TrimSpace(c.got), c.want, tail(logPath))
+		}
+	}
+	if protected := node.fs.ReadFile(l.KubepodsDir(), "memory.min"); strings.TrimSpace(protected) == "0" {
+		b.Fatalf("koordlet did not protect the pods' memory: kubepods memory.min is 0\n%s", tail(logPath))
+	}
+}
+
+// readLine returns the first line of the file at path, "" when it cannot be read.
+func readLine(path string) string {
+	data, _ := os.ReadFile(path)
+	line, _, _ := strings.Cut(string(data), "\n")
+	return line
 }
 
 // summarize turns the samples into the footprint; see BenchmarkKoordletFootprint. With a run shorter than
@@ -531,19 +617,21 @@ func summarize(s []procSample) footprint {
 		}
 		return float64(z.ticks-a.ticks) / userHZ / z.at.Sub(a.at).Seconds()
 	}
-	var peak int64
+	var peak, peakAnon int64
 	for _, x := range s {
 		peak = max(peak, x.rssKiB)
+		peakAnon = max(peakAnon, x.anonKiB)
 	}
 	return footprint{
 		cores:       cores(first, last),
 		coresSteady: cores(base, last),
 		peakMiB:     float64(peak) / 1024,
+		peakAnonMiB: float64(peakAnon) / 1024,
 		growthMiB:   float64(last.rssKiB-base.rssKiB) / 1024,
 	}
 }
 
-// sampleProcess reads utime+stime from /proc/<pid>/stat and VmRSS from /proc/<pid>/status.
+// sampleProcess reads utime+stime from /proc/<pid>/stat and VmRSS and RssAnon from /proc/<pid>/status.
 func sampleProcess(pid int) (procSample, error) {
 	s := procSample{at: time.Now()}
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -569,17 +657,34 @@ func sampleProcess(pid int) (procSample, error) {
 	if err != nil {
 		return s, err
 	}
+	kib := func(line, prefix string) (int64, bool, error) {
+		v, ok := strings.CutPrefix(line, prefix)
+		if !ok {
+			return 0, false, nil
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		if err != nil {
+			return 0, true, fmt.Errorf("/proc/%d/status %s %w", pid, prefix, err)
+		}
+		return n, true, nil
+	}
+	var haveRSS, haveAnon bool
 	for line := range strings.SplitSeq(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				return s, fmt.Errorf("/proc/%d/status VmRSS: %w", pid, err)
-			}
-			s.rssKiB = kb
-			return s, nil
+		if v, ok, err := kib(line, "VmRSS:"); err != nil {
+			return s, err
+		} else if ok {
+			s.rssKiB, haveRSS = v, true
+		}
+		if v, ok, err := kib(line, "RssAnon:"); err != nil {
+			return s, err
+		} else if ok {
+			s.anonKiB, haveAnon = v, true
 		}
 	}
-	return s, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
+	if !haveRSS || !haveAnon {
+		return s, fmt.Errorf("/proc/%d/status lacks VmRSS or RssAnon", pid)
+	}
+	return s, nil
 }
 
 // tail returns the last lines of the agent's log, for failure messages.

@@ -68,12 +68,28 @@ func WithCPUs(cpus string) Option {
 	return func(f *FS) { f.cpus = cpus }
 }
 
+// WithKnobs adds knob files, with their content, to every directory the FS
+// makes: the files of a kernel that has more than mainline's, e.g. AnolisKnobs.
+func WithKnobs(knobs map[string]string) Option {
+	return func(f *FS) { f.extra = knobs }
+}
+
+// AnolisKnobs are the files an Anolis OS kernel adds to cgroup v1
+// directories, with their defaults: group identity, memory protection and
+// throttling, the async reclaim watermarks and the OOM priority.
+var AnolisKnobs = map[string]string{
+	"cpu.bvt.warp_ns": "0\n", "memory.min": "0\n", "memory.low": "0\n", "memory.high": v1UnlimitedBytes + "\n",
+	"memory.wmark_ratio": "0\n", "memory.wmark_scale_factor": "50\n", "memory.wmark_min_adj": "0\n",
+	"memory.priority": "0\n", "memory.use_priority_oom": "0\n", "memory.oom.group": "0\n",
+}
+
 // FS is a fake cgroup filesystem rooted in a test's temporary directory.
 // Methods fail the test on any I/O error.
 type FS struct {
 	t      testing.TB
 	layout cgroup.Layout
 	cpus   string
+	extra  map[string]string
 }
 
 // NewFS builds the mount layout of cgroup version v in t.TempDir() and
@@ -140,9 +156,11 @@ func (f *FS) MkDir(dir string) {
 			f.t.Fatalf("cgrouptest: %v", err)
 		}
 	}
-	for knob, value := range f.defaults(dir) {
-		if _, err := os.Stat(f.layout.KnobPath(dir, knob)); errors.Is(err, fs.ErrNotExist) {
-			f.WriteFile(dir, knob, value)
+	for _, knobs := range []map[string]string{f.defaults(dir), f.extra} {
+		for knob, value := range knobs {
+			if _, err := os.Stat(f.layout.KnobPath(dir, knob)); errors.Is(err, fs.ErrNotExist) {
+				f.WriteFile(dir, knob, value)
+			}
 		}
 	}
 }

@@ -56,6 +56,8 @@ type Strategy struct {
 
 	// said holds the "not supported" messages already logged.
 	said map[string]bool
+	// knobs spares the reads of knobs already set: each is read back every qosmanager.DefaultVerifyEvery rounds.
+	knobs *qosmanager.KnobCache
 }
 
 // Option configures a Strategy.
@@ -73,7 +75,8 @@ func WithAnnotationReporter(r *qosmanager.AnnotationReporter) Option {
 // procRoot.
 func New(cg *cgroup.Manager, f Features, procRoot string, opts ...Option) *Strategy {
 	s := &Strategy{cg: cg, features: f, procRoot: procRoot, coreSched: KernelCoreScheduler{},
-		annotations: qosmanager.NewAnnotationReporter(nil), said: map[string]bool{}}
+		annotations: qosmanager.NewAnnotationReporter(nil), said: map[string]bool{},
+		knobs: qosmanager.NewKnobCache(0)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -90,6 +93,7 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 		return err
 	}
 	rule := NewRule(strategy)
+	s.knobs.StartRound()
 	var hostApps []slov1alpha1.HostApplicationSpec
 	if st.NodeSLO != nil {
 		hostApps = st.NodeSLO.Spec.HostApplications
@@ -136,7 +140,7 @@ func (s *Strategy) groupIdentity(ctx context.Context, r Rule, pods []*corev1.Pod
 		errs = append(errs, s.sysctl(ctx, "sched_group_identity_enabled", true))
 	}
 	for _, kube := range kubeQoSClasses {
-		errs = append(errs, skip(s.cg.SetInt(ctx, l.QoSDir(kube), cgroup.KnobCPUBVTWarpNs, r.KubeQoSDirGroupIdentity(kube))))
+		errs = append(errs, s.set(ctx, l.QoSDir(kube), cgroup.KnobCPUBVTWarpNs, r.KubeQoSDirGroupIdentity(kube)))
 	}
 	for _, pod := range pods {
 		cfg, err := slov1alpha1.GetPodCPUQoSConfig(pod)
@@ -148,7 +152,7 @@ func (s *Strategy) groupIdentity(ctx context.Context, r Rule, pods []*corev1.Pod
 			cfg = nil // the annotation takes effect only while the policy is on
 		}
 		dir := l.PodDir(extension.GetKubeQoSClass(pod), pod.UID)
-		errs = append(errs, skip(s.cg.SetInt(ctx, dir, cgroup.KnobCPUBVTWarpNs, r.PodGroupIdentity(pod, cfg))))
+		errs = append(errs, s.set(ctx, dir, cgroup.KnobCPUBVTWarpNs, r.PodGroupIdentity(pod, cfg)))
 	}
 	errs = append(errs, s.hostApps(ctx, hostApps, cgroup.KnobCPUBVTWarpNs, func(p ClassParams) int64 { return p.GroupIdentity }, r))
 	return errors.Join(errs...)
@@ -164,7 +168,7 @@ func (s *Strategy) cpuIdle(ctx context.Context, r Rule, hostApps []slov1alpha1.H
 			}
 			return nil
 		}
-		return skip(false, err)
+		return skipErr(err)
 	}
 	var errs []error
 	for _, kube := range kubeQoSClasses {
@@ -172,7 +176,7 @@ func (s *Strategy) cpuIdle(ctx context.Context, r Rule, hostApps []slov1alpha1.H
 			// kubepods holds every pod: it is idle only when every class is.
 			continue
 		}
-		errs = append(errs, skip(s.cg.SetInt(ctx, l.QoSDir(kube), cgroup.KnobCPUIdle, r.KubeQoSDirIdle(kube))))
+		errs = append(errs, s.set(ctx, l.QoSDir(kube), cgroup.KnobCPUIdle, r.KubeQoSDirIdle(kube)))
 	}
 	errs = append(errs, s.hostApps(ctx, hostApps, cgroup.KnobCPUIdle, func(p ClassParams) int64 { return p.Idle }, r))
 	return errors.Join(errs...)
@@ -188,7 +192,7 @@ func (s *Strategy) hostApps(ctx context.Context, apps []slov1alpha1.HostApplicat
 			errs = append(errs, err)
 			continue
 		}
-		errs = append(errs, skip(s.cg.SetInt(ctx, dir, knob, value(r.HostApp(extension.QoSClass(apps[i].QoS))))))
+		errs = append(errs, s.set(ctx, dir, knob, value(r.HostApp(extension.QoSClass(apps[i].QoS)))))
 	}
 	return errors.Join(errs...)
 }
@@ -243,6 +247,12 @@ func (s *Strategy) cookies(ctx context.Context, r Rule, pods []*corev1.Pod) erro
 	return errors.Join(errs...)
 }
 
+// set writes v to knob in dir unless it is known to be there (read back every qosmanager.DefaultVerifyEvery
+// rounds); cgroups that are gone and knobs the kernel lacks are skipped.
+func (s *Strategy) set(ctx context.Context, dir string, knob cgroup.IntKnob, v int64) error {
+	return s.knobs.Apply(dir, knob.Name, v, func() (bool, error) { return s.cg.SetInt(ctx, dir, knob, v) })
+}
+
 // sysctl sets /proc/sys/kernel/<name> to 1 or 0 when the kernel has it; a kernel without it is fine.
 func (s *Strategy) sysctl(ctx context.Context, name string, on bool) error {
 	path := filepath.Join(s.procRoot, "sys", "kernel", name)
@@ -276,9 +286,7 @@ func (s *Strategy) sayOnce(ctx context.Context, feature, why string) {
 	klog.FromContext(ctx).Info("CPU QoS feature not supported on this kernel; the setting is ignored", "feature", feature, "reason", why)
 }
 
-// skip drops the errors of cgroups that are gone and knobs the kernel lacks.
-func skip(_ bool, err error) error { return skipErr(err) }
-
+// skipErr drops the errors of cgroups that are gone and knobs the kernel lacks.
 func skipErr(err error) error {
 	if errors.Is(err, cgroup.ErrNotFound) || errors.Is(err, cgroup.ErrNotSupported) {
 		return nil

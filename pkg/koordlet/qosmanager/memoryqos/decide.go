@@ -18,7 +18,6 @@ package memoryqos
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/configuration"
@@ -96,7 +95,8 @@ func batchBytes(list corev1.ResourceList) int64 {
 }
 
 // PodRequest returns the memory request of pod in bytes: the sum of its containers' batch-memory requests for
-// a BE pod, Kubernetes' pod request (init containers and overhead included) otherwise.
+// a BE pod; otherwise Kubernetes' pod request: the app containers and sidecars, or the largest init container
+// with the sidecars started before it when that is more, plus the pod overhead.
 func PodRequest(pod *corev1.Pod) int64 {
 	if isBatch(pod) {
 		var sum int64
@@ -105,8 +105,21 @@ func PodRequest(pod *corev1.Pod) int64 {
 		}
 		return sum
 	}
-	req := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
-	return req.Memory().Value()
+	var apps, sidecars, initMax int64
+	for i := range pod.Spec.Containers {
+		apps += pod.Spec.Containers[i].Resources.Requests.Memory().Value()
+	}
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		req := c.Resources.Requests.Memory().Value()
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			sidecars += req
+			initMax = max(initMax, sidecars)
+			continue
+		}
+		initMax = max(initMax, sidecars+req)
+	}
+	return max(apps+sidecars, initMax) + pod.Spec.Overhead.Memory().Value()
 }
 
 // containerMemory returns the memory request and limit of c in bytes (batch-memory for a BE pod); the limit is
@@ -118,11 +131,11 @@ func containerMemory(pod *corev1.Pod, c *corev1.Container) (request, limit int64
 	return max(c.Resources.Requests.Memory().Value(), 0), max(c.Resources.Limits.Memory().Value(), 0)
 }
 
-// PodKnobs returns the knobs of pod's cgroup for cfg: memory.min and memory.low of the pod's request, the
-// watermarks and the OOM settings.
-func PodKnobs(pod *corev1.Pod, cfg slov1alpha1.MemoryQOS) Knobs {
+// PodKnobs returns the knobs of a pod's cgroup for cfg: memory.min and memory.low of the pod's request (see
+// PodRequest), the watermarks and the OOM settings.
+func PodKnobs(request int64, cfg slov1alpha1.MemoryQOS) Knobs {
 	k := commonKnobs(cfg)
-	k.Min, k.Low = protection(PodRequest(pod), cfg)
+	k.Min, k.Low = protection(request, cfg)
 	return k
 }
 
@@ -193,7 +206,7 @@ func QoSDirKnobs(strategy *slov1alpha1.ResourceQOSStrategy, pods []PodWithConfig
 		if !ok {
 			continue
 		}
-		req := PodRequest(p.Pod)
+		req := p.Request
 		if v := p.Config.MinLimitPercent; v != nil {
 			s.min += req * *v / 100
 			s.hasMin = true
@@ -231,8 +244,9 @@ func QoSDirKnobs(strategy *slov1alpha1.ResourceQOSStrategy, pods []PodWithConfig
 	return out
 }
 
-// PodWithConfig is a pod and its memory QoS.
+// PodWithConfig is a pod, its memory QoS and its memory request (PodRequest).
 type PodWithConfig struct {
-	Pod    *corev1.Pod
-	Config slov1alpha1.MemoryQOS
+	Pod     *corev1.Pod
+	Config  slov1alpha1.MemoryQOS
+	Request int64
 }

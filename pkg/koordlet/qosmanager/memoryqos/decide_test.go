@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/configuration"
@@ -94,7 +95,7 @@ func TestContainerKnobs(t *testing.T) {
 }
 
 func TestPodKnobsHaveNoHigh(t *testing.T) {
-	got := PodKnobs(lsPod("1Gi", "2Gi"), cfg(50, 50, 50))
+	got := PodKnobs(PodRequest(lsPod("1Gi", "2Gi")), cfg(50, 50, 50))
 	if got.High != nil || *got.Min != 512*mi || *got.Low != 512*mi {
 		t.Errorf("PodKnobs = min %v low %v high %v, want 512Mi, 512Mi and no memory.high", got.Min, got.Low, got.High)
 	}
@@ -135,8 +136,8 @@ func TestQoSDirKnobsSumThePods(t *testing.T) {
 	guaranteed := qostest.Pod("g", qostest.QoS(extension.QoSLSR), qostest.KubeQoS(corev1.PodQOSGuaranteed),
 		qostest.Container("main", "", qostest.Resources("memory", "2Gi"), qostest.Resources("memory", "2Gi")))
 	pods := []PodWithConfig{
-		{Pod: guaranteed, Config: cfg(50, 100, 0)},
-		{Pod: lsPod("1Gi", "2Gi"), Config: cfg(100, 0, 0)},
+		{Pod: guaranteed, Config: cfg(50, 100, 0), Request: 2 * gi},
+		{Pod: lsPod("1Gi", "2Gi"), Config: cfg(100, 0, 0), Request: gi},
 	}
 	got := QoSDirKnobs(strategy, pods)
 	none := None()
@@ -147,5 +148,42 @@ func TestQoSDirKnobsSumThePods(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("QoSDirKnobs (-want +got):\n%s", diff)
+	}
+}
+
+// TestPodRequestIsKubernetes: the memory request of a pod that is not BE is the one Kubernetes computes.
+func TestPodRequestIsKubernetes(t *testing.T) {
+	always := corev1.ContainerRestartPolicyAlways
+	mem := func(v string) corev1.ResourceRequirements {
+		return corev1.ResourceRequirements{Requests: qostest.Resources("memory", v)}
+	}
+	tests := map[string]corev1.PodSpec{
+		"apps only": {Containers: []corev1.Container{{Name: "a", Resources: mem("1Gi")}, {Name: "b", Resources: mem("512Mi")}}},
+		"an init container above the apps": {
+			InitContainers: []corev1.Container{{Name: "init", Resources: mem("3Gi")}},
+			Containers:     []corev1.Container{{Name: "a", Resources: mem("1Gi")}},
+		},
+		"sidecars before and after an init container": {
+			InitContainers: []corev1.Container{
+				{Name: "s1", Resources: mem("256Mi"), RestartPolicy: &always},
+				{Name: "init", Resources: mem("2Gi")},
+				{Name: "s2", Resources: mem("512Mi"), RestartPolicy: &always},
+			},
+			Containers: []corev1.Container{{Name: "a", Resources: mem("1Gi")}},
+		},
+		"overhead": {
+			Containers: []corev1.Container{{Name: "a", Resources: mem("1Gi")}},
+			Overhead:   qostest.Resources("memory", "128Mi"),
+		},
+		"no requests": {Containers: []corev1.Container{{Name: "a"}}},
+	}
+	for name, spec := range tests {
+		t.Run(name, func(t *testing.T) {
+			pod := &corev1.Pod{Spec: spec}
+			want := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+			if got := PodRequest(pod); got != want.Memory().Value() {
+				t.Errorf("PodRequest = %d, want Kubernetes' %d", got, want.Memory().Value())
+			}
+		})
 	}
 }

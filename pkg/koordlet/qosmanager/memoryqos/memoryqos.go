@@ -35,6 +35,8 @@ const Name = "memoryqos"
 type Strategy struct {
 	cg          *cgroup.Manager
 	annotations *qosmanager.AnnotationReporter
+	// knobs spares the reads of knobs already set: each is read back every qosmanager.DefaultVerifyEvery rounds.
+	knobs *qosmanager.KnobCache
 }
 
 // Option configures a Strategy.
@@ -48,7 +50,7 @@ func WithAnnotationReporter(r *qosmanager.AnnotationReporter) Option {
 
 // New returns the strategy writing through cg.
 func New(cg *cgroup.Manager, opts ...Option) *Strategy {
-	s := &Strategy{cg: cg, annotations: qosmanager.NewAnnotationReporter(nil)}
+	s := &Strategy{cg: cg, annotations: qosmanager.NewAnnotationReporter(nil), knobs: qosmanager.NewKnobCache(0)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -65,6 +67,7 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 	if err != nil {
 		return err
 	}
+	s.knobs.StartRound()
 	var nodeMemory int64
 	if st.Node != nil {
 		nodeMemory = st.Node.Status.Allocatable.Memory().Value()
@@ -76,7 +79,7 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 			s.annotations.Report(ctx, pod, extension.AnnotationPodMemoryQoS, err)
 			ann = nil
 		}
-		pods = append(pods, PodWithConfig{Pod: pod, Config: PodConfig(strategy, pod, ann)})
+		pods = append(pods, PodWithConfig{Pod: pod, Config: PodConfig(strategy, pod, ann), Request: PodRequest(pod)})
 	}
 	s.annotations.Retain(st.Pods)
 
@@ -88,7 +91,7 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 	}
 	for _, p := range pods {
 		kube := extension.GetKubeQoSClass(p.Pod)
-		errs = append(errs, s.apply(ctx, l.PodDir(kube, p.Pod.UID), PodKnobs(p.Pod, p.Config)))
+		errs = append(errs, s.apply(ctx, l.PodDir(kube, p.Pod.UID), PodKnobs(p.Request, p.Config)))
 		for _, c := range qosmanager.Containers(p.Pod) {
 			dir, err := l.ContainerDir(kube, p.Pod.UID, c.Status.ContainerID)
 			if err != nil {
@@ -102,37 +105,53 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 }
 
 // apply writes the set knobs of k to dir. A cgroup that is gone, and a knob the kernel does not have, are
-// skipped (the cgroup Manager logs the latter once).
+// skipped (the cgroup Manager logs the latter once). Knobs known to hold their value are not read again but
+// every qosmanager.DefaultVerifyEvery rounds.
 func (s *Strategy) apply(ctx context.Context, dir string, k Knobs) error {
 	var errs []error
-	keep := func(_ bool, err error) {
-		if err != nil && !errors.Is(err, cgroup.ErrNotFound) && !errors.Is(err, cgroup.ErrNotSupported) {
+	for _, kn := range knobs {
+		v := kn.value(&k)
+		if v == nil || s.knobs.Fresh(dir, kn.name, *v) {
+			continue
+		}
+		var err error
+		switch kn.name {
+		case knobMin:
+			_, err = s.cg.SetMemoryMin(ctx, dir, *v)
+		case knobLow:
+			_, err = s.cg.SetMemoryLow(ctx, dir, *v)
+		case knobHigh:
+			_, err = s.cg.SetMemoryHigh(ctx, dir, *v)
+		default:
+			_, err = s.cg.SetInt(ctx, dir, kn.knob, *v)
+		}
+		if err := s.knobs.Record(dir, kn.name, *v, err); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if k.Min != nil {
-		keep(s.cg.SetMemoryMin(ctx, dir, *k.Min))
-	}
-	if k.Low != nil {
-		keep(s.cg.SetMemoryLow(ctx, dir, *k.Low))
-	}
-	if k.High != nil {
-		keep(s.cg.SetMemoryHigh(ctx, dir, *k.High))
-	}
-	for _, v := range []struct {
-		knob  cgroup.IntKnob
-		value *int64
-	}{
-		{cgroup.KnobMemoryWmarkRatio, k.WmarkRatio},
-		{cgroup.KnobMemoryWmarkScaleFactor, k.WmarkScaleFactor},
-		{cgroup.KnobMemoryWmarkMinAdj, k.WmarkMin},
-		{cgroup.KnobMemoryUsePriorityOOM, k.UsePriorityOOM},
-		{cgroup.KnobMemoryPriority, k.Priority},
-		{cgroup.KnobMemoryOOMGroup, k.OOMGroup},
-	} {
-		if v.value != nil {
-			keep(s.cg.SetInt(ctx, dir, v.knob, *v.value))
-		}
-	}
 	return errors.Join(errs...)
+}
+
+// The memory protection knobs, which the cgroup Manager sets by their own methods.
+const (
+	knobMin  = "memory.min"
+	knobLow  = "memory.low"
+	knobHigh = "memory.high"
+)
+
+// knobs are the knobs apply writes, in order, with the field of Knobs each takes its value from.
+var knobs = []struct {
+	name  string
+	knob  cgroup.IntKnob
+	value func(*Knobs) *int64
+}{
+	{name: knobMin, value: func(k *Knobs) *int64 { return k.Min }},
+	{name: knobLow, value: func(k *Knobs) *int64 { return k.Low }},
+	{name: knobHigh, value: func(k *Knobs) *int64 { return k.High }},
+	{name: cgroup.KnobMemoryWmarkRatio.Name, knob: cgroup.KnobMemoryWmarkRatio, value: func(k *Knobs) *int64 { return k.WmarkRatio }},
+	{name: cgroup.KnobMemoryWmarkScaleFactor.Name, knob: cgroup.KnobMemoryWmarkScaleFactor, value: func(k *Knobs) *int64 { return k.WmarkScaleFactor }},
+	{name: cgroup.KnobMemoryWmarkMinAdj.Name, knob: cgroup.KnobMemoryWmarkMinAdj, value: func(k *Knobs) *int64 { return k.WmarkMin }},
+	{name: cgroup.KnobMemoryUsePriorityOOM.Name, knob: cgroup.KnobMemoryUsePriorityOOM, value: func(k *Knobs) *int64 { return k.UsePriorityOOM }},
+	{name: cgroup.KnobMemoryPriority.Name, knob: cgroup.KnobMemoryPriority, value: func(k *Knobs) *int64 { return k.Priority }},
+	{name: cgroup.KnobMemoryOOMGroup.Name, knob: cgroup.KnobMemoryOOMGroup, value: func(k *Knobs) *int64 { return k.OOMGroup }},
 }

@@ -100,6 +100,15 @@ type Strategy struct {
 	unavailableLogged bool
 	// offLogged holds the features already logged as off.
 	offLogged sets.Set[string]
+
+	// round counts the rounds; every qosmanager.DefaultVerifyEvery-th (the first included) is a full one, which
+	// reads the node's resctrl info and every pod's threads again.
+	round int
+	// info is the node's resctrl info as the last full round read it.
+	info *nodeInfo
+	// scanned holds the containers, by ID, whose threads a round has moved: their later threads inherit the
+	// group, so only new containers are read between full rounds.
+	scanned sets.Set[string]
 }
 
 // Option configures a Strategy.
@@ -111,7 +120,7 @@ func WithMetrics(m *Metrics) Option { return func(s *Strategy) { s.metrics = m }
 // New returns the strategy for the resctrl filesystem mounted at root (DefaultRoot, or its host mount), reading
 // the pods' threads from the cgroup hierarchy cg's Layout names.
 func New(root string, cg *cgroup.Manager, opts ...Option) *Strategy {
-	s := &Strategy{root: root, cg: cg, offLogged: sets.New[string]()}
+	s := &Strategy{root: root, cg: cg, offLogged: sets.New[string](), scanned: sets.New[string]()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -130,9 +139,21 @@ func (s *Strategy) Name() string { return Name }
 // resctrl it does nothing (said once). An invalid resctrl configuration is reported and the last valid one used.
 func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 	logger := klog.FromContext(ctx)
-	info, ok, err := readNodeInfo(s.root)
-	if err != nil {
-		return err
+	s.round++
+	full := s.round%qosmanager.DefaultVerifyEvery == 1 || s.info == nil
+	info, ok := nodeInfo{}, true
+	if full {
+		var err error
+		if info, ok, err = readNodeInfo(s.root); err != nil {
+			s.info = nil
+			return err
+		}
+		s.info = &info
+		if !ok {
+			s.info = nil
+		}
+	} else {
+		info = *s.info
 	}
 	if !ok {
 		if !s.unavailableLogged {
@@ -155,11 +176,20 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 	}
 	errs := []error{cfgErr}
 	pods := map[string][]*corev1.Pod{}
+	live := sets.New[string]()
 	for _, pod := range st.Pods {
-		if g := groupOf(pod); g != "" {
+		containers := qosmanager.Containers(pod)
+		isNew := false
+		for _, c := range containers {
+			live.Insert(c.Status.ContainerID)
+			isNew = isNew || !s.scanned.Has(c.Status.ContainerID)
+		}
+		if g := groupOf(pod); g != "" && (full || isNew) {
 			pods[g] = append(pods[g], pod)
 		}
 	}
+	// Containers that are gone are forgotten; those of the pods read this round are marked below.
+	s.scanned = s.scanned.Intersection(live)
 	for _, g := range groups {
 		var err error
 		if q := *g.class(cfg); q != nil && q.ResctrlQOS != nil && ptr.Deref(q.ResctrlQOS.Enable, false) {
@@ -223,6 +253,7 @@ func (s *Strategy) apply(ctx context.Context, info nodeInfo, g group, q *slov1al
 	}
 
 	var ids []int
+	var read []*corev1.Pod
 	for _, pod := range pods {
 		more, err := podThreads(s.cg.Layout(), pod)
 		if err != nil {
@@ -230,10 +261,17 @@ func (s *Strategy) apply(ctx context.Context, info nodeInfo, g group, q *slov1al
 			continue
 		}
 		ids = append(ids, more...)
+		read = append(read, pod)
 	}
 	moved, err := assignThreads(dir, ids)
 	if err != nil {
 		errs = append(errs, err)
+	} else {
+		for _, pod := range read {
+			for _, c := range qosmanager.Containers(pod) {
+				s.scanned.Insert(c.Status.ContainerID)
+			}
+		}
 	}
 	if moved > 0 {
 		s.metrics.threads.WithLabelValues(g.name).Add(float64(moved))

@@ -41,6 +41,7 @@ import (
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup/cgrouptest"
+	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/qostest"
 )
 
@@ -341,14 +342,24 @@ func TestThreadsAssignedEachRound(t *testing.T) {
 				t.Errorf("tasks = %q, want %q", got, want)
 			}
 
-			// The container starts a thread; a pod's cgroup disappears.
+			// The container starts a thread; a pod's cgroup disappears. On a real kernel the new thread is in the
+			// group already (threads inherit their creator's); here it is only found by the next full round, which
+			// reads every pod's threads again.
 			e.fs.WriteFile(e.batchCtr, threadsKnob(e.fs.Layout()), "401\n402\n403\n")
 			e.fs.Remove(e.fs.Layout().PodDir(corev1.PodQOSGuaranteed, qostest.UID("lsr")))
 			if err := e.run(resctrl(on(), off(), on())); err != nil {
 				t.Fatal(err)
 			}
+			if got, want := e.read("BE/tasks"), "402\n401\n499\n"; got != want {
+				t.Errorf("tasks a round after a new thread = %q, want %q: known containers are read by full rounds only", got, want)
+			}
+			for range qosmanager.DefaultVerifyEvery - 1 {
+				if err := e.run(resctrl(on(), off(), on())); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if got, want := e.read("BE/tasks"), "402\n401\n499\n403\n"; got != want {
-				t.Errorf("tasks after a new thread = %q, want %q", got, want)
+				t.Errorf("tasks after a full round = %q, want %q", got, want)
 			}
 			if got, want := e.read("LSR/tasks"), "101\n"; got != want {
 				t.Errorf("LSR tasks = %q, want %q", got, want)
@@ -610,5 +621,24 @@ koord_koordlet_resctrl_threads_assigned_total{class="LSR"} 3
 	}
 	if got := testutil.CollectAndCount(e.metrics.bandwidth); got != 1 {
 		t.Errorf("bandwidth series = %d, want 1 (LSR)", got)
+	}
+}
+
+// A container that starts in a pod whose other containers' threads are in the group is read at once.
+func TestNewContainerReadAtOnce(t *testing.T) {
+	e := newEnv(t, cgroup.V1, cgroup.Cgroupfs, intel)
+	strategy := resctrl(off(), off(), on())
+	if err := e.run(strategy); err != nil {
+		t.Fatal(err)
+	}
+	batch := e.pods[3]
+	qostest.Container("sidecar", "containerd://sidecar", nil, nil)(batch)
+	dir := e.fs.AddContainer(corev1.PodQOSBestEffort, batch.UID, "containerd://sidecar")
+	e.fs.WriteFile(dir, threadsKnob(e.fs.Layout()), "450\n")
+	if err := e.run(strategy); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.read("BE/tasks"), "401\n402\n499\n450\n"; got != want {
+		t.Errorf("tasks after a new container = %q, want %q", got, want)
 	}
 }

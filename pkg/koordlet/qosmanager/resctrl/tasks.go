@@ -107,6 +107,9 @@ func readIDs(path string) ([]int, error) {
 // assignThreads writes to the tasks file of the group at dir each of ids it does not list yet, one per write as
 // the kernel takes them, and returns how many it moved. Threads that exited meanwhile (ESRCH) are skipped.
 func assignThreads(dir string, ids []int) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
 	path := filepath.Join(dir, tasksFile)
 	cur, err := readIDs(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
