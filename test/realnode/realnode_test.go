@@ -233,6 +233,7 @@ func TestRealNode(t *testing.T) {
 		{"a profiled pod is mutated, scheduled by koord-scheduler and gets BE cgroup settings", testBEPod},
 		{"NodeMetric reports a real pod's usage as its cgroup accounts it", testReportedUsage},
 		{"BE suppression lowers a BE burner's CPU while an LS burner keeps its share", testSuppression},
+		{"the coreSched CPU QoS policy makes the besteffort cgroup idle (cpu.idle), and turned off undoes it", testCPUIdle},
 		{"helm uninstall removes Koord", testUninstall},
 	}
 	for _, s := range steps {

@@ -467,3 +467,25 @@ func readInt(path string) (int64, error) {
 	}
 	return strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 }
+
+// testCPUIdle turns koordlet's CoreSched gate on and the coreSched CPU QoS policy with schedIdle for the BE
+// class: the besteffort cgroup gets cpu.idle 1 (this kernel has cgroup idle on v1; it has no core scheduling,
+// which koordlet says once), and 0 again once resource-qos-config no longer enables it.
+func testCPUIdle(t *testing.T) {
+	idle := filepath.Join(qosCgroup("cpu", corev1.PodQOSBestEffort), "cpu.idle")
+	upgrade := func(extra ...string) {
+		helm(t, append(append([]string{"upgrade", "koord", filepath.Join(env.root, "charts", "koord"), "-n", "default",
+			"--wait", "--timeout", "5m"}, installValues()...), append([]string{"--set", "colocation.enable=true",
+			"--set", "koordlet.features=CoreSched=true"}, extra...)...)...)
+	}
+	waitIdle := func(want int64) {
+		eventually(t, time.Minute, fmt.Sprintf("cpu.idle %d on the besteffort cgroup", want), func(context.Context) (bool, string) {
+			v, err := readInt(idle)
+			return err == nil && v == want, fmt.Sprintf("%s = %d (%v)", idle, v, err)
+		})
+	}
+	upgrade("--set-json", `sloControllerConfig.resource-qos-config={"clusterStrategy":{"policies":{"cpuPolicy":"coreSched"},"beClass":{"cpuQOS":{"enable":true,"schedIdle":1}}}}`)
+	waitIdle(1)
+	upgrade()
+	waitIdle(0)
+}
