@@ -33,7 +33,7 @@ import (
 var koordinatorOnlyKoordletGates = []string{
 	// pkg/features/koordlet_features.go
 	"BlkIOReconcile",
-	"CPICollector", "PSICollector", "ResctrlCollector", "ColdPageCollector", "Libpfm4", "HugePageReport",
+	"CPICollector", "ResctrlCollector", "ColdPageCollector", "Libpfm4", "HugePageReport",
 	"PodResourcesProxy", "HamiCoreVGPUMonitor", "PerCPUMetric", "NodeMetricPromMetrics", "BECPUManager",
 	"AuditEvents", "AuditEventsHTTPHandler", "CgroupV2NRI",
 	// pkg/koordlet/runtimehooks/config.go

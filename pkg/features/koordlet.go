@@ -120,6 +120,11 @@ const (
 	// without resctrl is said once.
 	// owner: koordlet
 	RdtResctrl featuregate.Feature = "RdtResctrl"
+	// PSICollector samples the pressure stall information (PSI) of the node (/proc/pressure) and of each pod and
+	// host application (their cgroups' cpu, memory and io pressure) into the metric cache and Prometheus
+	// gauges, for BE suppression's pressure rule (alpha, off, as in Koordinator).
+	// owner: koordlet
+	PSICollector featuregate.Feature = "PSICollector"
 )
 
 // koordletFeatures are the defaults of koordlet's gates: Koordinator's, and Koord's own PodCgroupReconcile.
@@ -145,6 +150,7 @@ var koordletFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
 	GroupIdentity:          {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
 	CoreSched:              {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 	RdtResctrl:             {{Version: Version, Default: true, PreRelease: featuregate.Beta}},
+	PSICollector:           {{Version: Version, Default: false, PreRelease: featuregate.Alpha}},
 }
 
 // koordletDependencies: none. BatchResource and CPUSetAllocator are applied by the NRI hooks and by the
@@ -215,6 +221,8 @@ type Koordlet struct {
 	CoreSched bool
 	// RdtResctrl is the state of the RdtResctrl gate.
 	RdtResctrl bool
+	// PSICollector is the state of the PSICollector gate.
+	PSICollector bool
 }
 
 // ResolveKoordlet reads koordlet's gates from g, which must know them (a gate set from NewKoordletGate).
@@ -241,5 +249,6 @@ func ResolveKoordlet(g featuregate.FeatureGate) Koordlet {
 		GroupIdentity:          g.Enabled(GroupIdentity),
 		CoreSched:              g.Enabled(CoreSched),
 		RdtResctrl:             g.Enabled(RdtResctrl),
+		PSICollector:           g.Enabled(PSICollector),
 	}
 }

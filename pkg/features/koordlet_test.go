@@ -51,7 +51,7 @@ func TestKoordletGateSetFromFlag(t *testing.T) {
 			want: Koordlet{PodCgroupReconcile: true, BatchResource: true, CPUSetAllocator: true, BECPUSuppress: true,
 				CPUBurst: true, BEMemoryEvict: true, BECPUEvict: true, CPUEvict: true, CPUAllocatableEvict: true, MemoryEvict: true,
 				MemoryAllocatableEvict: true, NodeTopologyReport: true, Accelerators: true, RDMADevices: true, GPUEnvInject: true, RDMADeviceInject: true, SystemConfig: true,
-				CgroupReconcile: true, GroupIdentity: true, CoreSched: true, RdtResctrl: true},
+				CgroupReconcile: true, GroupIdentity: true, CoreSched: true, RdtResctrl: true, PSICollector: true},
 		},
 		"one strategy off": {
 			value: "BECPUSuppress=false,BEMemoryEvict=true",

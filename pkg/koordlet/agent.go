@@ -163,7 +163,15 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 		ContainerSamples: samples(opts.PodMetricWindow, opts.CollectInterval),
 	})
 	a.informer = statesinformer.New(kube, koord, opts.NodeName)
-	a.collect = collector.New(a.cgroups, opts.ProcRoot, a.cache, a.informer, collector.WithHostApps(a.informer))
+	collectOpts := []collector.Option{collector.WithHostApps(a.informer)}
+	if gates.PSICollector {
+		m := collector.NewMetrics()
+		if err := m.Register(a.registry); err != nil {
+			return nil, fmt.Errorf("register collector metrics: %w", err)
+		}
+		collectOpts = append(collectOpts, collector.WithPSI(), collector.WithMetrics(m))
+	}
+	a.collect = collector.New(a.cgroups, opts.ProcRoot, a.cache, a.informer, collectOpts...)
 	predictMetrics := prediction.NewMetrics()
 	if err := predictMetrics.Register(a.registry); err != nil {
 		return nil, fmt.Errorf("register prediction metrics: %w", err)

@@ -28,6 +28,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/koord-dev/koord/pkg/descheduler"
+	"github.com/koord-dev/koord/pkg/koordlet/collector"
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
 	"github.com/koord-dev/koord/pkg/koordlet/prediction"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
@@ -67,7 +68,8 @@ var components = []component{
 		served: "served at `/metrics` on `--metrics-bind-address` (`:9316`), with the Go and process collectors; registered by `pkg/koordlet` (`Agent`)",
 		register: func(r prometheus.Registerer) error {
 			return errors.Join(qosmanager.NewMetrics().Register(r), cpusuppress.NewMetrics().Register(r), evictor.NewMetrics().Register(r),
-				prediction.NewMetrics().Register(r), runtimehooks.NewMetrics().Register(r), resctrl.NewMetrics().Register(r))
+				prediction.NewMetrics().Register(r), runtimehooks.NewMetrics().Register(r), resctrl.NewMetrics().Register(r),
+				collector.NewMetrics().Register(r))
 		},
 	},
 	{

@@ -255,3 +255,84 @@ func TestRealCgroupV1(t *testing.T) {
 		}
 	})
 }
+
+// TestRealPressureV1 reads pressure stall information from the kernel on a hybrid cgroup v1 mount: it creates
+// /koord-cgtest-<random> in the cpuacct hierarchy and in the cgroup v2 one at <root>/unified, as runc does for
+// every pod and container, reads its cpu, memory and io pressure, and the node's from /proc/pressure. The
+// directories are removed even when the test fails.
+func TestRealPressureV1(t *testing.T) {
+	if uid := os.Geteuid(); uid != 0 {
+		t.Skipf("creating cgroups needs root; running as uid %d", uid)
+	}
+	if v, err := cgroup.DetectVersion(realRoot); err != nil || v != cgroup.V1 {
+		t.Skipf("needs cgroup v1 at %s; detected %v, %v", realRoot, v, err)
+	}
+	unified := filepath.Join(realRoot, "unified")
+	if _, err := os.Stat(filepath.Join(unified, "cgroup.controllers")); err != nil {
+		t.Skipf("needs the cgroup v2 hierarchy mounted at %s (a hybrid mount): %v", unified, err)
+	}
+	if _, err := os.Stat("/proc/pressure"); err != nil {
+		t.Skipf("needs a kernel with PSI enabled: %v", err)
+	}
+	l := cgroup.Layout{Root: realRoot, Version: cgroup.V1, Driver: cgroup.Cgroupfs}
+	dir := fmt.Sprintf("/koord-cgtest-%016x", rand.Uint64())
+	paths := []string{filepath.Join(realRoot, "cpuacct", dir), filepath.Join(unified, dir)}
+	for _, p := range paths {
+		if err := syscall.Access(filepath.Dir(p), 2 /* W_OK */); err != nil {
+			t.Skipf("needs writable cgroup hierarchies; %s: %v", filepath.Dir(p), err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, p := range paths {
+			if err := syscall.Rmdir(p); err != nil && !errors.Is(err, syscall.ENOENT) {
+				t.Errorf("removing %s: %v", p, err)
+			}
+		}
+	})
+	for _, p := range paths {
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := testContext(t)
+	m := cgroup.NewManager(l)
+	checkLine := func(what string, line cgroup.PressureLine) {
+		t.Helper()
+		for _, avg := range []float64{line.Avg10, line.Avg60, line.Avg300} {
+			if avg < 0 || avg > 100 {
+				t.Errorf("%s: average %v outside [0, 100] in %+v", what, avg, line)
+			}
+		}
+		if line.Total < 0 {
+			t.Errorf("%s: negative total in %+v", what, line)
+		}
+	}
+	for _, r := range []cgroup.PressureResource{cgroup.PressureCPU, cgroup.PressureMemory, cgroup.PressureIO} {
+		p, err := m.Pressure(ctx, dir, r)
+		if err != nil {
+			t.Errorf("Pressure(%s, %s): %v", dir, r, err)
+		} else {
+			checkLine(fmt.Sprintf("cgroup %s %s some", dir, r), p.Some)
+			checkLine(fmt.Sprintf("cgroup %s %s full", dir, r), p.Full)
+			if r != cgroup.PressureCPU && !p.HasFull {
+				t.Errorf("Pressure(%s, %s) has no full line; the kernel always writes one for %s", dir, r, r)
+			}
+		}
+		node, err := cgroup.NodePressure("/proc", r)
+		if err != nil {
+			t.Errorf("NodePressure(%s): %v", r, err)
+			continue
+		}
+		checkLine("node "+string(r)+" some", node.Some)
+		checkLine("node "+string(r)+" full", node.Full)
+	}
+	// Once the cgroup is gone, its pressure is ErrNotFound, as for every knob.
+	for _, p := range paths {
+		if err := syscall.Rmdir(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := m.Pressure(ctx, dir, cgroup.PressureCPU); !errors.Is(err, cgroup.ErrNotFound) {
+		t.Errorf("Pressure of a removed cgroup = %v; want ErrNotFound", err)
+	}
+}

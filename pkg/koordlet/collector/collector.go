@@ -66,6 +66,9 @@ type Collector struct {
 	lister   PodLister
 	hostApps HostAppLister
 	clock    clock.PassiveClock
+	// psi is whether rounds sample pressure stall information (WithPSI).
+	psi     bool
+	metrics *Metrics
 
 	mu         sync.Mutex
 	round      uint64
@@ -75,6 +78,8 @@ type Collector struct {
 	containers map[string]*counter
 	// apps are the counters of the host applications, by name.
 	apps map[string]*counter
+	// nodePSI is the node's pressure sampling state.
+	nodePSI nodePSI
 }
 
 // nodeCounter is the last /proc/stat reading.
@@ -91,6 +96,8 @@ type counter struct {
 	primed bool
 	// seen is the last round whose pod list had this pod or container.
 	seen uint64
+	// psi is the pressure sampling state of a pod or host application, when the collector samples it.
+	psi *psiState
 }
 
 // New returns a Collector that reads cgroups through cg and node counters
@@ -168,6 +175,9 @@ func (c *Collector) Collect(ctx context.Context) error {
 	now := c.clock.Now()
 
 	nodeCPU, cpuOK, nodeMem, memOK, nodeErr := c.collectNode(now)
+	if c.psi {
+		nodeErr = errors.Join(nodeErr, c.collectNodePSI(ctx, now))
+	}
 
 	var s sums
 	var errs []error
@@ -282,6 +292,11 @@ func (c *Collector) collectPod(ctx context.Context, pod *corev1.Pod, now time.Ti
 	}
 
 	var errs []error
+	if c.psi {
+		if err := c.collectPSI(ctx, metriccache.KindPod, uid, pod, ps, now); err != nil {
+			errs = append(errs, fmt.Errorf("pod %s: %w", klog.KObj(pod), err))
+		}
+	}
 	for _, statuses := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses, pod.Status.EphemeralContainerStatuses} {
 		for i := range statuses {
 			if err := c.collectContainer(ctx, pod, qos, &statuses[i], now); err != nil {
@@ -354,10 +369,12 @@ func skipUnsupported(err error) error {
 }
 
 // keep marks the counters of a finished pod and its containers as seen
-// without sampling them, so their series stay while the pod is listed.
+// without sampling them, so their series stay while the pod is listed. Its
+// Prometheus gauges go at once.
 func (c *Collector) keep(pod *corev1.Pod) {
 	if ps := c.pods[pod.UID]; ps != nil {
 		ps.seen = c.round
+		c.deletePodGauges(string(pod.UID), ps.psi)
 	}
 	for _, statuses := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses, pod.Status.EphemeralContainerStatuses} {
 		for i := range statuses {
@@ -369,11 +386,12 @@ func (c *Collector) keep(pod *corev1.Pod) {
 }
 
 // forget drops the counters of pods and containers the last round did not
-// list, and their series.
+// list, and their series and gauges.
 func (c *Collector) forget() {
 	dropped := false
 	for uid, ps := range c.pods {
 		if ps.seen != c.round {
+			c.deletePodGauges(string(uid), ps.psi)
 			delete(c.pods, uid)
 			dropped = true
 		}

@@ -37,6 +37,18 @@ limitations under the License.
 //     the units of a pod, from the application's cgroup (HostAppDir:
 //     Koordinator's placement); an application whose cgroup does not exist
 //     is skipped quietly.
+//   - psi-{cpu,memory,io}-{some,full}-avg10 (metriccache.ResourcePSI*), with
+//     WithPSI, for the node, pods and host applications (not containers):
+//     the kernel's pressure stall information, the share of the last 10 s
+//     in which some or all non-idle tasks stalled on the resource, in
+//     percent, as read in the round. Node: <procRoot>/pressure/<resource>;
+//     pods and host applications: their cgroup's <resource>.pressure
+//     (cgroup.Manager.Pressure: on cgroup v1 the hybrid mount's or the
+//     cpuacct hierarchy's). The full cpu series exist from Linux 5.13 on. A
+//     resource the kernel has no pressure for is not sampled (the node's:
+//     logged once, never read again; a cgroup's: read again after
+//     PSIRetryRounds rounds). WithMetrics also exports the node's and pods'
+//     values as Prometheus gauges.
 //   - system: node − Σ pods − Σ host applications sampled in the same round,
 //     per resource, floored at 0, as Koordinator counts it. A pod seen for
 //     the first time has no CPU rate yet, so for that one round its CPU

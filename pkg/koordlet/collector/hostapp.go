@@ -138,5 +138,10 @@ func (c *Collector) collectHostApp(ctx context.Context, name string, ct *counter
 	case !errors.Is(err, cgroup.ErrNotSupported):
 		return fmt.Errorf("host application %s: %w", name, err)
 	}
+	if c.psi {
+		if err := c.collectPSI(ctx, metriccache.KindHostApp, name, nil, ct, now); err != nil {
+			return fmt.Errorf("host application %s: %w", name, err)
+		}
+	}
 	return nil
 }

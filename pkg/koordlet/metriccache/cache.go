@@ -57,8 +57,8 @@ type SeriesKey struct {
 	Kind Kind
 	// ID identifies the pod or container; empty for KindNode and KindSystem.
 	ID string
-	// Resource is corev1.ResourceCPU (cores), corev1.ResourceMemory (bytes) or ResourceMemoryWithPageCache
-	// (bytes).
+	// Resource is corev1.ResourceCPU (cores), corev1.ResourceMemory (bytes), ResourceMemoryWithPageCache
+	// (bytes) or a pressure stall information resource such as ResourcePSICPUSomeAvg10 (percent; see IsPSI).
 	Resource corev1.ResourceName
 }
 
@@ -101,6 +101,10 @@ const (
 	DefaultPodSamples = 300
 	// DefaultContainerSamples is the default capacity of container series.
 	DefaultContainerSamples = 300
+	// DefaultPSISamples is the default capacity of the pressure stall information series of pods, host
+	// applications and containers: a minute at the default interval. Each sample is already a 10-second
+	// average, so strategies mostly read the newest.
+	DefaultPSISamples = 60
 )
 
 // Options are the ring capacities, in samples, per series kind. Zero means the default.
@@ -112,6 +116,9 @@ type Options struct {
 	// ContainerSamples is the capacity of KindContainer series and of any other kind; DefaultContainerSamples
 	// when zero.
 	ContainerSamples int
+	// PSISamples is the capacity of the pressure stall information series (IsPSI) of every kind but KindNode
+	// and KindSystem, which hold NodeSamples; DefaultPSISamples when zero.
+	PSISamples int
 }
 
 // Validate returns an error naming every capacity that is negative.
@@ -120,7 +127,7 @@ func (o Options) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"nodeSamples", o.NodeSamples}, {"podSamples", o.PodSamples}, {"containerSamples", o.ContainerSamples}} {
+	}{{"nodeSamples", o.NodeSamples}, {"podSamples", o.PodSamples}, {"containerSamples", o.ContainerSamples}, {"psiSamples", o.PSISamples}} {
 		if f.v < 0 {
 			errs = append(errs, fmt.Errorf("metric cache %s is %d, want 0 (default) or more", f.name, f.v))
 		}
@@ -128,17 +135,22 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
-// capacity returns the ring capacity of a series of kind k.
-func (o Options) capacity(k Kind) int {
+// capacity returns the ring capacity of the series key.
+func (o Options) capacity(key SeriesKey) int {
 	pick := func(v, def int) int {
 		if v <= 0 {
 			return def
 		}
 		return v
 	}
-	switch k {
+	switch key.Kind {
 	case KindNode, KindSystem:
 		return pick(o.NodeSamples, DefaultNodeSamples)
+	}
+	if IsPSI(key.Resource) {
+		return pick(o.PSISamples, DefaultPSISamples)
+	}
+	switch key.Kind {
 	case KindPod, KindHostApp:
 		return pick(o.PodSamples, DefaultPodSamples)
 	}
@@ -172,7 +184,7 @@ func (c *Cache) Append(key SeriesKey, t time.Time, v float64) {
 	if r == nil {
 		c.mu.Lock()
 		if r = c.series[key]; r == nil {
-			r = newRing(c.opts.capacity(key.Kind))
+			r = newRing(c.opts.capacity(key))
 			c.series[key] = r
 		}
 		c.mu.Unlock()

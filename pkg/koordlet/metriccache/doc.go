@@ -17,9 +17,10 @@ limitations under the License.
 // Package metriccache is the node agent's in-memory store of usage samples: one fixed-size ring per series
 // (node, system, pod or container, times a resource) that answers the average and percentiles over a window.
 //
-// Memory is bounded: a series holds at most the capacity its kind was given in Options, allocated once when the
-// series is created (12 bytes a sample: a float32 value and an int64 Unix-nanosecond time), and the newest
-// sample overwrites the oldest after that. Series of pods and containers that are gone are dropped with Retain,
+// Memory is bounded: a series holds at most the capacity Options gives its kind (PSISamples for the pressure
+// stall information series of pods, host applications and containers), allocated once when the series is
+// created (12 bytes a sample: a float32 value and an int64 Unix-nanosecond time), and the newest sample
+// overwrites the oldest after that. Series of pods and containers that are gone are dropped with Retain,
 // so the footprint follows the number of live pods, not their history.
 //
 // Percentiles use the nearest-rank definition: over the n samples of the window sorted ascending, the p-th
