@@ -80,6 +80,9 @@ func validateResourceThresholdFields(path *field.Path, s *slov1alpha1.ResourceTh
 		errs = append(errs, validateMin(path.Child(p.name), p.v, 0)...)
 	}
 	errs = append(errs, validateMin(path.Child("cpuEvictTimeWindowSeconds"), s.CPUEvictTimeWindowSeconds, 1)...)
+	if v := s.CPUSuppressPSIThresholdPercent; v != nil && (*v < 1 || *v > 100) {
+		errs = append(errs, field.Invalid(path.Child("cpuSuppressPSIThresholdPercent"), *v, "must be between 1 and 100"))
+	}
 	errs = append(errs, validateEnum(path.Child("cpuSuppressPolicy"), s.CPUSuppressPolicy, true,
 		slov1alpha1.CPUSetPolicy, slov1alpha1.CPUCfsQuotaPolicy)...)
 	errs = append(errs, validateEnum(path.Child("cpuEvictPolicy"), s.CPUEvictPolicy, true,

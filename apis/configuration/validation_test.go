@@ -191,6 +191,12 @@ func TestValidateResourceThresholdCfg(t *testing.T) {
 				"resource-threshold-config.clusterStrategy.allocatableEvictPriorityThreshold: Invalid value: 9000: must be at most 7999: allocatable-based eviction may not evict koord-prod pods",
 			},
 		},
+		"pressure threshold of 0": {
+			data: `{"clusterStrategy": {"cpuSuppressPSIThresholdPercent": 0}}`,
+			want: []string{
+				"resource-threshold-config.clusterStrategy.cpuSuppressPSIThresholdPercent: Invalid value: 0: must be between 1 and 100",
+			},
+		},
 		"enums": {
 			data: `{"clusterStrategy": {"cpuSuppressPolicy": "quota", "cpuEvictPolicy": "evictByLimit"}}`,
 			want: []string{

@@ -76,6 +76,14 @@ type ResourceThresholdStrategy struct {
 	// CPUSuppressPolicy is how BE pods are suppressed. Defaults to cpuset.
 	// +optional
 	CPUSuppressPolicy CPUSuppressPolicy `json:"cpuSuppressPolicy,omitempty"`
+	// CPUSuppressPSIThresholdPercent (Koord) tightens BE suppression when the pods that are not BE wait for CPU:
+	// when the largest CPU pressure among them (the "some" avg10 of their cgroups' cpu.pressure, in percent of
+	// time) is above it, the CPU BE pods may use is scaled by threshold / pressure. It needs koordlet's
+	// PSICollector gate. Unset turns the rule off.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	CPUSuppressPSIThresholdPercent *int64 `json:"cpuSuppressPSIThresholdPercent,omitempty"`
 
 	// MemoryEvictThresholdPercent is the node memory usage, in percent, above which BE pods are evicted.
 	// Defaults to 70.

@@ -1163,6 +1163,11 @@ func (in *ResourceThresholdStrategy) DeepCopyInto(out *ResourceThresholdStrategy
 		*out = new(int64)
 		**out = **in
 	}
+	if in.CPUSuppressPSIThresholdPercent != nil {
+		in, out := &in.CPUSuppressPSIThresholdPercent, &out.CPUSuppressPSIThresholdPercent
+		*out = new(int64)
+		**out = **in
+	}
 	if in.MemoryEvictThresholdPercent != nil {
 		in, out := &in.MemoryEvictThresholdPercent, &out.MemoryEvictThresholdPercent
 		*out = new(int64)

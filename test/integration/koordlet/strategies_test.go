@@ -376,3 +376,49 @@ func TestResctrlAndGroupIdentityFollowTheNodeSLO(t *testing.T) {
 		return read("BE/schemata") == "L3:0=7ff\nMB:0=100", nil
 	})
 }
+
+// TestPressureTightensSuppression: with the PSICollector gate, koordlet samples the LS pod's CPU pressure (its
+// cpu.pressure in the hybrid mount's unified tree, cgroup v1); cpuSuppressPSIThresholdPercent 10 against a
+// pressure of 40 % leaves the BE pods a quarter of what the usage formula gives, and the quota comes back when
+// the pressure falls.
+func TestPressureTightensSuppression(t *testing.T) {
+	n := newNode(t, nodeConfig{
+		version: cgroup.V1, driver: cgroup.Cgroupfs,
+		cpus: 4, allocatableCPU: "3800m", memory: 8 * gi,
+		busyCores: 2, memUsed: 3 * gi, memUsedWithCache: 4 * gi,
+	})
+	ls := n.addPod(lsPod("ls", 0.8))
+	be := n.addPod(bePod("be", 0.6))
+	pressure := filepath.Join(n.host.fs.Root(), "unified", n.podDir(ls), "cpu.pressure")
+	setPressure := func(avg10 string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(pressure), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		content := "some avg10=" + avg10 + " avg60=1.00 avg300=1.00 total=123456\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+		if err := os.WriteFile(pressure, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setPressure("40.00")
+	startAgent(t, koordletConfig(t), n, "PSICollector=true")
+	n.waitForPodsReported(ls, be)
+
+	beDir := n.host.fs.Layout().QoSDir(corev1.PodQOSBestEffort)
+	n.updateNodeSLO(func(s *slov1alpha1.NodeSLOSpec) {
+		s.ResourceUsedThresholdWithBE = &slov1alpha1.ResourceThresholdStrategy{
+			Enable:                         ptr.To(true),
+			CPUSuppressPolicy:              slov1alpha1.CPUCfsQuotaPolicy,
+			CPUSuppressThresholdPercent:    ptr.To[int64](65),
+			CPUSuppressPSIThresholdPercent: ptr.To[int64](10),
+		}
+	})
+	// The usage formula gives 1.2 cores (see TestNodeSLOSwitchesStrategies); × 10 / 40 = 0.3 cores → 30000 µs,
+	// within the same tolerance scaled: 1300 µs of sampling error plus the 4000 µs the strategy does not rewrite.
+	n.waitForQuota(beDir, 30000, 5300)
+
+	// The pressure falls below the threshold: the quota grows back towards 120000 µs (by at most 10 % of the
+	// node, 40000 µs, a round).
+	setPressure("5.00")
+	n.waitForQuota(beDir, 120000, 5200)
+}

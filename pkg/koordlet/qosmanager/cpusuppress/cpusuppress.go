@@ -29,6 +29,7 @@ import (
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
+	"github.com/koord-dev/koord/pkg/koordlet/metriccache"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 )
 
@@ -49,6 +50,8 @@ type Strategy struct {
 	restored map[slov1alpha1.CPUSuppressPolicy]bool
 	// applied is the last allowance written, for logging changes only.
 	applied appliedState
+	// noPressureSaid is set once the pressure rule has been said to have no samples.
+	noPressureSaid bool
 }
 
 type appliedState struct {
@@ -117,10 +120,14 @@ func (s *Strategy) Run(ctx context.Context, st *qosmanager.State) error {
 	allowed := BEAllowed(in)
 	s.metrics.allowed.Set(allowed)
 	logger := klog.FromContext(ctx)
+	if in.PSIThresholdPercent != nil && !in.pressureSampled && !s.noPressureSaid {
+		logger.Info("cpuSuppressPSIThresholdPercent is set but no pod's CPU pressure is sampled; the pressure rule is idle (it needs the PSICollector gate and PSI in the kernel)")
+		s.noPressureSaid = true
+	}
 	if logger.V(4).Enabled() {
 		logger.V(4).Info("Computed the BE CPU allowance", "allowedCores", allowed, "capacityCores", in.Capacity,
 			"thresholdPercent", in.ThresholdPercent, "nonBEPodsUsageCores", in.NonBEPodsUsage,
-			"nonBEHostAppsUsageCores", in.NonBEHostAppsUsage, "systemUsageCores", in.SystemUsage, "nodeReservedCores", in.NodeReserved)
+			"nonBEHostAppsUsageCores", in.NonBEHostAppsUsage, "nonBEPressurePercent", in.NonBEPressure, "systemUsageCores", in.SystemUsage, "nodeReservedCores", in.NodeReserved)
 	}
 
 	if cfg.CPUSuppressPolicy == slov1alpha1.CPUCfsQuotaPolicy {
@@ -157,6 +164,17 @@ func inputs(st *qosmanager.State, cfg *slov1alpha1.ResourceThresholdStrategy) (I
 		podsUsage += u
 		if qosmanager.PodQoS(pod) != extension.QoSBE {
 			in.NonBEPodsUsage += u
+		}
+	}
+	if in.PSIThresholdPercent = cfg.CPUSuppressPSIThresholdPercent; in.PSIThresholdPercent != nil {
+		for _, pod := range st.Pods {
+			if qosmanager.PodQoS(pod) == extension.QoSBE {
+				continue
+			}
+			if p, ok := st.Latest(qosmanager.PodKey(pod.UID, metriccache.ResourcePSICPUSomeAvg10)); ok {
+				in.NonBEPressure = max(in.NonBEPressure, p)
+				in.pressureSampled = true
+			}
 		}
 	}
 	appsUsage := 0.0
@@ -376,5 +394,5 @@ func (s *Strategy) logApplied(ctx context.Context, policy slov1alpha1.CPUSuppres
 	s.applied = appliedState{policy: policy, value: value}
 	klog.FromContext(ctx).V(2).Info("Suppressed BE CPU", "policy", policy, "value", value, "allowedCores", allowed,
 		"capacityCores", in.Capacity, "thresholdPercent", in.ThresholdPercent, "nonBEPodsUsageCores", in.NonBEPodsUsage,
-		"nonBEHostAppsUsageCores", in.NonBEHostAppsUsage, "systemUsageCores", in.SystemUsage, "nodeReservedCores", in.NodeReserved)
+		"nonBEHostAppsUsageCores", in.NonBEHostAppsUsage, "nonBEPressurePercent", in.NonBEPressure, "systemUsageCores", in.SystemUsage, "nodeReservedCores", in.NodeReserved)
 }

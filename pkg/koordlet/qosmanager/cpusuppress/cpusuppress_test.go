@@ -353,7 +353,7 @@ func TestMetricsRegister(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = `
-# HELP koord_koordlet_be_cpu_allowed_cores CPU the BE pods may use by the suppression formula, in cores: capacity x cpuSuppressThresholdPercent - non-BE pods' usage - max(system usage, node reserved), at least capacity x cpuSuppressMinPercent.
+# HELP koord_koordlet_be_cpu_allowed_cores CPU the BE pods may use by the suppression formula, in cores: capacity x cpuSuppressThresholdPercent - non-BE pods' and host applications' usage - max(system usage, node reserved), scaled by cpuSuppressPSIThresholdPercent / the non-BE pods' CPU pressure when that is higher, at least capacity x cpuSuppressMinPercent.
 # TYPE koord_koordlet_be_cpu_allowed_cores gauge
 koord_koordlet_be_cpu_allowed_cores 3.5
 # HELP koord_koordlet_be_cpu_suppress_cores CPU the besteffort cgroup is limited to, in cores, by the policy in force (cpuset: number of CPUs; cfsQuota: quota / period). Absent while suppression is off.

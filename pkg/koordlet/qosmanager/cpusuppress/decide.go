@@ -55,16 +55,27 @@ type Inputs struct {
 	SystemUsage float64
 	// NodeReserved is the CPU kept from pods (kubelet's and the node annotation's reservation).
 	NodeReserved float64
+	// PSIThresholdPercent is cpuSuppressPSIThresholdPercent; nil turns the pressure rule off.
+	PSIThresholdPercent *int64
+	// NonBEPressure is the largest CPU pressure (some avg10, percent) of the pods that are not BE; 0 without
+	// samples.
+	NonBEPressure float64
+	// pressureSampled is set when some pod that is not BE had a pressure sample.
+	pressureSampled bool
 }
 
 // BEAllowed returns the CPU, in cores, the BE pods may use:
 //
 //	Capacity × ThresholdPercent/100 − NonBEPodsUsage − NonBEHostAppsUsage − max(SystemUsage, NodeReserved)
 //
-// raised to Capacity × MinPercent/100 when MinPercent is set, and to 0 otherwise. The result is rounded to
+// scaled by PSIThresholdPercent / NonBEPressure when the pressure is above the threshold (the pressure rule),
+// then raised to Capacity × MinPercent/100 when MinPercent is set, and to 0 otherwise. The result is rounded to
 // milli-cores: usage samples are kept in single precision, which would otherwise show in the quota.
 func BEAllowed(in Inputs) float64 {
 	allowed := in.Capacity*float64(in.ThresholdPercent)/100 - in.NonBEPodsUsage - in.NonBEHostAppsUsage - max(in.SystemUsage, in.NodeReserved)
+	if t := in.PSIThresholdPercent; t != nil && *t > 0 && in.NonBEPressure > float64(*t) && allowed > 0 {
+		allowed *= float64(*t) / in.NonBEPressure
+	}
 	floor := 0.0
 	if in.MinPercent != nil {
 		floor = in.Capacity * float64(*in.MinPercent) / 100

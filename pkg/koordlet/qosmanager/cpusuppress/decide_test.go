@@ -224,3 +224,31 @@ func TestReadTopology(t *testing.T) {
 		t.Errorf("ReadTopology of a missing directory returned no error")
 	}
 }
+
+func TestBEAllowedPressureRule(t *testing.T) {
+	base := Inputs{Capacity: 16, ThresholdPercent: 65, NonBEPodsUsage: 4.2, SystemUsage: 1.5, NodeReserved: 2} // 4.2
+	with := func(threshold *int64, pressure float64, minPercent *int64) Inputs {
+		in := base
+		in.PSIThresholdPercent, in.NonBEPressure, in.MinPercent = threshold, pressure, minPercent
+		return in
+	}
+	tests := map[string]struct {
+		in   Inputs
+		want float64
+	}{
+		"rule off":                      {in: with(nil, 80, nil), want: 4.2},
+		"pressure below the threshold":  {in: with(ptr.To[int64](10), 9.9, nil), want: 4.2},
+		"pressure at the threshold":     {in: with(ptr.To[int64](10), 10, nil), want: 4.2},
+		"pressure 4 × the threshold":    {in: with(ptr.To[int64](10), 40, nil), want: 1.05},
+		"the floor still holds":         {in: with(ptr.To[int64](10), 40, ptr.To[int64](10)), want: 1.6},
+		"nothing left stays nothing":    {in: Inputs{Capacity: 8, ThresholdPercent: 10, NonBEPodsUsage: 4, PSIThresholdPercent: ptr.To[int64](5), NonBEPressure: 50}, want: 0},
+		"no samples: pressure 0 is off": {in: with(ptr.To[int64](10), 0, nil), want: 4.2},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := BEAllowed(tc.in); math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("BEAllowed = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

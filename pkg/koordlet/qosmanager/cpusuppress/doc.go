@@ -20,7 +20,12 @@ limitations under the License.
 //	BEAllowed = capacity × cpuSuppressThresholdPercent/100 − Σ non-BE pod usage − Σ non-BE host application usage
 //	            − max(system usage, node reserved)
 //
-// floored at capacity × cpuSuppressMinPercent/100 when that is set. Host applications are the NodeSLO's
+// floored at capacity × cpuSuppressMinPercent/100 when that is set. The pressure rule (Koord's;
+// cpuSuppressPSIThresholdPercent, unset by default) scales BEAllowed, before the floor, by threshold / pressure
+// when the largest CPU pressure of the pods that are not BE (the "some" avg10 of their cgroups' cpu.pressure,
+// sampled by the collector under the PSICollector gate) is above the threshold: LS pods that wait for CPU 40 %
+// of the time against a threshold of 10 leave BE a quarter of what the usage formula gives. avg10 is a 10 s
+// moving average, so the rule follows pressure within seconds and lets go as it falls. Host applications are the NodeSLO's
 // hostApplications, whose usage the collector samples from their cgroups and leaves out of the system usage.
 // Usage is the newest sample of each series in the metric cache (one collection interval, 1 s by default), so
 // the strategy follows load changes within a round or two; samples older than the Manager's MaxSampleAge are

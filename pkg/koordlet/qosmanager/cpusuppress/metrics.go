@@ -39,7 +39,8 @@ func NewMetrics() *Metrics {
 		allowed: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemKoordlet, Name: "be_cpu_allowed_cores",
 			Help: "CPU the BE pods may use by the suppression formula, in cores: capacity x " +
-				"cpuSuppressThresholdPercent - non-BE pods' usage - max(system usage, node reserved), " +
+				"cpuSuppressThresholdPercent - non-BE pods' and host applications' usage - max(system usage, node reserved), " +
+				"scaled by cpuSuppressPSIThresholdPercent / the non-BE pods' CPU pressure when that is higher, " +
 				"at least capacity x cpuSuppressMinPercent.",
 		}),
 		suppress: prometheus.NewGaugeVec(prometheus.GaugeOpts{
