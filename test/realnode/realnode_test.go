@@ -234,6 +234,7 @@ func TestRealNode(t *testing.T) {
 		{"NodeMetric reports a real pod's usage as its cgroup accounts it", testReportedUsage},
 		{"BE suppression lowers a BE burner's CPU while an LS burner keeps its share", testSuppression},
 		{"the coreSched CPU QoS policy makes the besteffort cgroup idle (cpu.idle), and turned off undoes it", testCPUIdle},
+		{"koordlet samples the pressure stall information (PSI) of real pods on cgroup v1", testPodPressure},
 		{"helm uninstall removes Koord", testUninstall},
 	}
 	for _, s := range steps {

@@ -21,7 +21,10 @@ package realnode
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -488,4 +491,38 @@ func testCPUIdle(t *testing.T) {
 	waitIdle(1)
 	upgrade()
 	waitIdle(0)
+}
+
+// testPodPressure turns koordlet's PSICollector gate on and reads its metrics on the node's address: the LS
+// burner's CPU pressure is there, read from the pod's cgroup in the cgroup v2 hierarchy that runc and kubelet
+// keep beside the v1 controllers (a hybrid mount, as on this machine).
+func testPodPressure(t *testing.T) {
+	helm(t, append(append([]string{"upgrade", "koord", filepath.Join(env.root, "charts", "koord"), "-n", "default",
+		"--wait", "--timeout", "5m"}, installValues()...), "--set", "colocation.enable=true", "--set", "koordlet.features=PSICollector=true")...)
+	url := "http://" + net.JoinHostPort(env.node.IP.String(), "9316") + "/metrics"
+	eventually(t, time.Minute, "the LS burner's CPU pressure in koordlet's metrics", func(ctx context.Context) (bool, string) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return false, err.Error()
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false, err.Error()
+		}
+		defer func() { _ = resp.Body.Close() }()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return false, err.Error()
+		}
+		for line := range strings.SplitSeq(string(body), "\n") {
+			if !strings.HasPrefix(line, "koord_koordlet_pod_psi{") || !strings.Contains(line, `pod_name="`+lsBurner.Name+`"`) ||
+				!strings.Contains(line, `psi_resource_type="cpu"`) || !strings.Contains(line, `psi_degree="some"`) {
+				continue
+			}
+			fields := strings.Fields(line)
+			v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+			return err == nil && v >= 0 && v <= 100, line
+		}
+		return false, fmt.Sprintf("no koord_koordlet_pod_psi of %s's cpu in %d bytes of metrics", lsBurner.Name, len(body))
+	})
 }
