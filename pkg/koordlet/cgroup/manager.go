@@ -23,6 +23,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"k8s.io/klog/v2"
@@ -66,6 +67,9 @@ type Manager struct {
 	pageSize int64
 	// unsupported holds the knobs already logged as unsupported.
 	unsupported sync.Map
+	// noV1PSI is set once the kernel is found without cgroup v1 PSI (cpuacct's <r>.pressure): Pressure then
+	// reads the hybrid mount's cgroup v2 tree only.
+	noV1PSI atomic.Bool
 	// afterWrite, when set (by tests), is called after every successful
 	// write with the directory, knob and value written.
 	afterWrite func(dir, knob, value string)

@@ -121,15 +121,20 @@ func (m *Manager) Pressure(ctx context.Context, dir string, r PressureResource) 
 	}
 
 	// Cgroup v1 PSI, in the cpuacct hierarchy. Without it (ENOENT, or EOPNOTSUPP where it is compiled in but
-	// disabled), the unified hierarchy.
-	p, err := readPressureFile(m.v1Path("cpuacct", dir, knob))
-	if ioErr := pathError(err); ioErr == nil {
-		return p, wrapParse(err, knob, dir)
-	} else if !errors.Is(ioErr, syscall.ENOENT) && !errors.Is(ioErr, syscall.EOPNOTSUPP) {
-		return Pressure{}, m.fileError(ctx, dir, knob, "reading", ioErr)
+	// disabled), the unified hierarchy. A kernel found without it, the file missing from an existing cpuacct
+	// directory, is not asked again: that is a boot-time setting.
+	if !m.noV1PSI.Load() {
+		p, err := readPressureFile(m.v1Path("cpuacct", dir, knob))
+		if ioErr := pathError(err); ioErr == nil {
+			return p, wrapParse(err, knob, dir)
+		} else if !errors.Is(ioErr, syscall.ENOENT) && !errors.Is(ioErr, syscall.EOPNOTSUPP) {
+			return Pressure{}, m.fileError(ctx, dir, knob, "reading", ioErr)
+		} else if errors.Is(ioErr, syscall.EOPNOTSUPP) || isDir(m.layout.DirPath(dir, "cpuacct.usage")) {
+			m.noV1PSI.Store(true)
+		}
 	}
 
-	p, err = readPressureFile(m.v1Path(unifiedMount, dir, knob))
+	p, err := readPressureFile(m.v1Path(unifiedMount, dir, knob))
 	ioErr := pathError(err)
 	switch {
 	case ioErr == nil:

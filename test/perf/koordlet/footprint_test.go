@@ -82,7 +82,8 @@ const (
 // BenchmarkKoordletFootprint runs the koordlet binary for -koordlet.duration against a real kube-apiserver
 // and a fake node: a cgroup v1 tree with an Anolis OS kernel's extra knobs, /proc and a resctrl tree in a
 // temporary directory, with 50 pods × 3 containers (a third of the pods BE) whose CPU counters advance every
-// second, one pod replaced every 5 s, and a NodeMetric reported every 10 s. Every strategy is on: every
+// second (with pressure files in the hybrid mount's cgroup v2 tree), one pod replaced every 5 s, and a
+// NodeMetric reported every 10 s. Every strategy is on: every
 // feature gate (AllAlpha, AllBeta), and in the NodeSLO BE suppression (cfsQuota policy), CPU burst, memory
 // QoS, group identity and resctrl for every class, the system settings and a host application. Every second it reads the agent's
 // utime+stime from /proc/<pid>/stat and its VmRSS from /proc/<pid>/status, and reports
@@ -285,6 +286,7 @@ func newFakeNode(b *testing.B) *fakeNode {
 	}
 	for dir, files := range map[string]map[string]string{
 		filepath.Join(n.procDir, "sys", "vm"):     {"min_free_kbytes": "67584\n", "watermark_scale_factor": "10\n"},
+		filepath.Join(n.procDir, "pressure"):      {"cpu": pressure, "memory": pressure, "io": pressure},
 		n.resctrlDir:                              {"schemata": "L3:0=7ff;1=7ff\nMB:0=100;1=100\n"},
 		filepath.Join(n.resctrlDir, "info", "L3"): {"cbm_mask": "7ff\n", "min_cbm_bits": "1\n", "num_closids": "16\n"},
 		filepath.Join(n.resctrlDir, "info", "MB"): {"min_bandwidth": "10\n", "bandwidth_gran": "10\n", "num_closids": "8\n"},
@@ -353,6 +355,15 @@ func (n *fakeNode) addPod(ctx context.Context) {
 			b.Fatal(err)
 		}
 	}
+	// The pod in the hybrid mount's cgroup v2 tree, where its pressure is.
+	if err := os.MkdirAll(n.unifiedDir(fp.dir), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range []string{"cpu", "memory", "io"} {
+		if err := writeAtomic(filepath.Join(n.unifiedDir(fp.dir), r+".pressure"), pressure); err != nil {
+			b.Fatal(err)
+		}
+	}
 	pod.Status.Phase = corev1.PodRunning
 	pod.Status.StartTime = &now
 	if err := env.Client.Status().Update(ctx, pod); err != nil {
@@ -374,13 +385,19 @@ func (n *fakeNode) churn(ctx context.Context) {
 	n.addPod(ctx)
 }
 
+// pressure is the content of every pressure file of the fake node.
+const pressure = "some avg10=1.50 avg60=1.20 avg300=1.00 total=1234567\nfull avg10=0.50 avg60=0.40 avg300=0.30 total=234567\n"
+
+// unifiedDir returns the directory of cgroup dir in the hybrid mount's cgroup v2 tree.
+func (n *fakeNode) unifiedDir(dir string) string { return filepath.Join(n.fs.Root(), "unified", dir) }
+
 // removeDir removes the cgroup dir, and everything under it, from every controller at once, as the kernel's
 // rmdir does: it is first moved out of the tree, then deleted. (Deleting it in place would let the agent
 // find the directory with some of its files gone, which a real cgroup never shows.)
 func (n *fakeNode) removeDir(dir string) {
 	b := n.b
 	b.Helper()
-	for _, p := range n.fs.Layout().ControllerDirs(dir) {
+	for _, p := range append(n.fs.Layout().ControllerDirs(dir), n.unifiedDir(dir)) {
 		n.removed++
 		gone := filepath.Join(n.trash, strconv.Itoa(n.removed))
 		if err := os.Rename(p, gone); err != nil {
