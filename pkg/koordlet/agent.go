@@ -205,7 +205,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 	a.qos = qosmanager.New(strategies, a.informer, a.cache, qosmanager.WithMetrics(qosMetrics),
 		qosmanager.WithMaxSampleAge(3*opts.CollectInterval),
 		qosmanager.WithKubeletCPUs(kubeletPinned.Pinned))
-	if opts.RuntimeHooks.NRI && (gates.BatchResource || gates.CPUSetAllocator || gates.GPUEnvInject || gates.RDMADeviceInject) {
+	if opts.RuntimeHooks.NRI && (gates.BatchResource || gates.CPUSetAllocator || gates.GPUEnvInject || gates.RDMADeviceInject ||
+		gates.CgroupReconcile || gates.GroupIdentity) {
 		m := runtimehooks.NewMetrics()
 		if err := m.Register(a.registry); err != nil {
 			return nil, fmt.Errorf("register runtime hook metrics: %w", err)
@@ -217,7 +218,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 		a.hooks = runtimehooks.New(a.cgroupRules(gates), a.informer, runtimehooks.WithFailurePolicy(policy),
 			runtimehooks.WithKubeletCPUs(kubeletPinned.Pinned), runtimehooks.WithMetrics(m),
 			runtimehooks.WithDevices(runtimehooks.Devices{GPU: gates.GPUEnvInject, RDMA: gates.RDMADeviceInject, DevRoot: "/dev",
-				SysRoot: opts.SysRoot, HAMiCoreLibrary: opts.RuntimeHooks.HAMiCoreLibrary}))
+				SysRoot: opts.SysRoot, HAMiCoreLibrary: opts.RuntimeHooks.HAMiCoreLibrary}),
+			runtimehooks.WithQoS(runtimehooks.QoS{Cgroups: a.cgroups, MemoryQoS: gates.CgroupReconcile, GroupIdentity: gates.GroupIdentity}))
 	}
 	return a, nil
 }

@@ -31,6 +31,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
+	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cgroupreconcile"
 )
@@ -68,6 +69,8 @@ type Inputs interface {
 	Node() *corev1.Node
 	// Pods returns the pods bound to the node that have not terminated.
 	Pods() []*corev1.Pod
+	// NodeSLO returns the node's NodeSLO, or nil until it is known.
+	NodeSLO() *slov1alpha1.NodeSLO
 }
 
 // errPodUnknown is a pod the runtime asks about that koordlet has not seen (yet).
@@ -83,6 +86,7 @@ type Hooks struct {
 	podWait     time.Duration
 	clock       clock.WithTicker
 	metrics     *Metrics
+	qos         QoS
 }
 
 // Option configures Hooks.
@@ -127,7 +131,8 @@ func (h *Hooks) Configure(ctx context.Context, _, runtime, version string) (api.
 	return api.MustParseEventMask("RunPodSandbox", "CreateContainer", "UpdateContainer"), nil
 }
 
-// RunPodSandbox writes a BE pod's batch settings to its cgroup before its containers are created.
+// RunPodSandbox writes a BE pod's batch settings, and the pod-level memory QoS and group identity (WithQoS), to
+// its cgroup before its containers are created.
 func (h *Hooks) RunPodSandbox(ctx context.Context, sb *api.PodSandbox) error {
 	start := h.clock.Now()
 	pod, err := h.pod(ctx, sb)
@@ -135,6 +140,9 @@ func (h *Hooks) RunPodSandbox(ctx context.Context, sb *api.PodSandbox) error {
 	if err == nil {
 		err = h.rules.SyncBatchPod(ctx, pod)
 		changed = qosmanager.PodQoS(pod) == extension.QoSBE && cgroupreconcile.BatchResources(pod).Pod != (cgroupreconcile.BatchSettings{})
+		wrote, qosErr := h.syncPodQoS(ctx, pod)
+		changed = changed || wrote
+		err = errors.Join(err, qosErr)
 	}
 	return h.done(ctx, hookRunPodSandbox, start, sb, nil, changed, err)
 }
@@ -152,10 +160,16 @@ func (h *Hooks) CreateContainer(ctx context.Context, sb *api.PodSandbox, c *api.
 	if devErr != nil {
 		devErr = fmt.Errorf("devices: %w", devErr)
 	}
+	unified, qosErr := h.containerMemoryQoS(pod, c.GetName())
+	if qosErr != nil {
+		qosErr = fmt.Errorf("memory QoS: %w", qosErr)
+	}
 	// Decided in part on an error: what was decided still applies.
 	s.adjust(adjust)
 	devices.adjust(adjust)
-	return adjust, nil, h.done(ctx, hookCreateContainer, start, sb, c, !s.empty() || !devices.empty(), errors.Join(err, devErr))
+	adjustUnified(adjust, unified)
+	changed := !s.empty() || !devices.empty() || len(unified) > 0
+	return adjust, nil, h.done(ctx, hookCreateContainer, start, sb, c, changed, errors.Join(err, devErr, qosErr))
 }
 
 // UpdateContainer answers kubelet's update of a container with the container's batch settings and cpuset, so

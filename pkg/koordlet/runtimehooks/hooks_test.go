@@ -31,20 +31,23 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
+	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup/cgrouptest"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cgroupreconcile"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/qostest"
 )
 
-// inputs is a fixed node and pod list.
+// inputs is a fixed node, pod list and NodeSLO.
 type inputs struct {
 	node *corev1.Node
 	pods []*corev1.Pod
+	slo  *slov1alpha1.NodeSLO
 }
 
-func (i *inputs) Node() *corev1.Node  { return i.node }
-func (i *inputs) Pods() []*corev1.Pod { return i.pods }
+func (i *inputs) Node() *corev1.Node            { return i.node }
+func (i *inputs) Pods() []*corev1.Pod           { return i.pods }
+func (i *inputs) NodeSLO() *slov1alpha1.NodeSLO { return i.slo }
 
 // The pods of the node the tests run on: 8 CPUs, CPU 0 reserved for system daemons.
 func bePod() *corev1.Pod {

@@ -114,22 +114,45 @@ func (s *Strategy) apply(ctx context.Context, dir string, k Knobs) error {
 		if v == nil || s.knobs.Fresh(dir, kn.name, *v) {
 			continue
 		}
-		var err error
-		switch kn.name {
-		case knobMin:
-			_, err = s.cg.SetMemoryMin(ctx, dir, *v)
-		case knobLow:
-			_, err = s.cg.SetMemoryLow(ctx, dir, *v)
-		case knobHigh:
-			_, err = s.cg.SetMemoryHigh(ctx, dir, *v)
-		default:
-			_, err = s.cg.SetInt(ctx, dir, kn.knob, *v)
-		}
+		_, err := writeKnob(ctx, s.cg, dir, kn.name, kn.knob, *v)
 		if err := s.knobs.Record(dir, kn.name, *v, err); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Apply writes the set knobs of k to dir through cg, each read first and written only when it differs, and
+// reports whether it wrote any. Cgroups that are gone and knobs the kernel lacks are skipped. The runtime hooks
+// use it at pod start; the strategy itself reads back only every qosmanager.DefaultVerifyEvery rounds.
+func Apply(ctx context.Context, cg *cgroup.Manager, dir string, k Knobs) (bool, error) {
+	var errs []error
+	wrote := false
+	for _, kn := range knobs {
+		v := kn.value(&k)
+		if v == nil {
+			continue
+		}
+		w, err := writeKnob(ctx, cg, dir, kn.name, kn.knob, *v)
+		if err != nil && !errors.Is(err, cgroup.ErrNotFound) && !errors.Is(err, cgroup.ErrNotSupported) {
+			errs = append(errs, err)
+		}
+		wrote = wrote || w
+	}
+	return wrote, errors.Join(errs...)
+}
+
+// writeKnob writes v to the knob named name (an IntKnob unless it is one of the memory protection knobs).
+func writeKnob(ctx context.Context, cg *cgroup.Manager, dir, name string, knob cgroup.IntKnob, v int64) (bool, error) {
+	switch name {
+	case knobMin:
+		return cg.SetMemoryMin(ctx, dir, v)
+	case knobLow:
+		return cg.SetMemoryLow(ctx, dir, v)
+	case knobHigh:
+		return cg.SetMemoryHigh(ctx, dir, v)
+	}
+	return cg.SetInt(ctx, dir, knob, v)
 }
 
 // The memory protection knobs, which the cgroup Manager sets by their own methods.
