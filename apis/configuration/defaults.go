@@ -73,8 +73,8 @@ func DefaultResourceThresholdStrategy() *slov1alpha1.ResourceThresholdStrategy {
 // DefaultResourceQOSStrategy returns the per-class QoS strategy that applies where resource-qos-config sets
 // nothing. Every feature is off; the knobs hold Koordinator's recommended values so that turning a feature on is
 // enough: Group Identity 2 for LSR and LS, -1 for BE and 0 for SYSTEM; memory QoS with async reclaim at 95 %
-// (wmarkScalePermill 20) and wmarkMinAdj -25 for LSR/LS and 50 for BE; the last-level cache fully shared except
-// BE at 0-30 %. The CPU QoS mechanism is groupIdentity and the network one tc.
+// (wmarkScalePermill 20) and wmarkMinAdj -25 for LSR/LS and 50 for BE (SYSTEM: every memory knob off); the
+// last-level cache fully shared except BE at 0-30 %. The CPU QoS mechanism is groupIdentity and the network one tc.
 func DefaultResourceQOSStrategy() *slov1alpha1.ResourceQOSStrategy {
 	class := func(groupIdentity int64, memory *slov1alpha1.MemoryQOS, catEnd int64) *slov1alpha1.ResourceQOS {
 		qos := &slov1alpha1.ResourceQOS{
@@ -98,8 +98,16 @@ func DefaultResourceQOSStrategy() *slov1alpha1.ResourceQOSStrategy {
 		LSRClass:    class(2, defaultMemoryQOS(-25), 100),
 		LSClass:     class(2, defaultMemoryQOS(-25), 100),
 		BEClass:     class(-1, defaultMemoryQOS(50), 30),
-		SystemClass: class(0, nil, 0),
+		SystemClass: class(0, systemMemoryQOS(), 100),
 	}
+}
+
+// systemMemoryQOS returns Koordinator's memory QoS knobs of the SYSTEM class: every knob off.
+func systemMemoryQOS() *slov1alpha1.MemoryQOS {
+	m := defaultMemoryQOS(0)
+	m.WmarkRatio = ptr.To[int64](0)
+	m.WmarkScalePermill = ptr.To[int64](50)
+	return m
 }
 
 // defaultMemoryQOS returns Koordinator's recommended memory QoS knobs: no memory.min/low/high protection, async

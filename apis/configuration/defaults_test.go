@@ -68,7 +68,9 @@ func TestDefaults(t *testing.T) {
 				`"beClass":{"cpuQOS":{"enable":false,"groupIdentity":-1},` +
 				`"memoryQOS":{"enable":false,"minLimitPercent":0,"lowLimitPercent":0,"throttlingPercent":0,"wmarkRatio":95,"wmarkScalePermill":20,"wmarkMinAdj":50,"priorityEnable":0,"priority":0,"oomKillGroup":0},` +
 				`"resctrlQOS":{"enable":false,"catRangeStartPercent":0,"catRangeEndPercent":30,"mbaPercent":100}},` +
-				`"systemClass":{"cpuQOS":{"enable":false,"groupIdentity":0}}}`,
+				`"systemClass":{"cpuQOS":{"enable":false,"groupIdentity":0},` +
+				`"memoryQOS":{"enable":false,"minLimitPercent":0,"lowLimitPercent":0,"throttlingPercent":0,"wmarkRatio":0,"wmarkScalePermill":50,"wmarkMinAdj":0,"priorityEnable":0,"priority":0,"oomKillGroup":0},` +
+				`"resctrlQOS":{"enable":false,"catRangeStartPercent":0,"catRangeEndPercent":100,"mbaPercent":100}}}`,
 		},
 		"cpu burst": {
 			got:      func() any { return DefaultCPUBurstStrategy() },
