@@ -131,8 +131,8 @@ func (h *Hooks) Configure(ctx context.Context, _, runtime, version string) (api.
 	return api.MustParseEventMask("RunPodSandbox", "CreateContainer", "UpdateContainer"), nil
 }
 
-// RunPodSandbox writes a BE pod's batch settings, and the pod-level memory QoS and group identity (WithQoS), to
-// its cgroup before its containers are created.
+// RunPodSandbox writes a BE pod's batch settings, an LSE or LSR pod's unset CFS quota, and the pod-level memory
+// QoS and group identity (WithQoS), to its cgroup before its containers are created.
 func (h *Hooks) RunPodSandbox(ctx context.Context, sb *api.PodSandbox) error {
 	start := h.clock.Now()
 	pod, err := h.pod(ctx, sb)
@@ -141,8 +141,9 @@ func (h *Hooks) RunPodSandbox(ctx context.Context, sb *api.PodSandbox) error {
 		err = h.rules.SyncBatchPod(ctx, pod)
 		changed = qosmanager.PodQoS(pod) == extension.QoSBE && cgroupreconcile.BatchResources(pod).Pod != (cgroupreconcile.BatchSettings{})
 		wrote, qosErr := h.syncPodQoS(ctx, pod)
-		changed = changed || wrote
-		err = errors.Join(err, qosErr)
+		unset, quotaErr := h.unsetBoundQuota(ctx, pod)
+		changed = changed || wrote || unset
+		err = errors.Join(err, qosErr, quotaErr)
 	}
 	return h.done(ctx, hookRunPodSandbox, start, sb, nil, changed, err)
 }
@@ -254,9 +255,21 @@ func (h *Hooks) settings(ctx context.Context, pod *corev1.Pod, c *api.Container)
 		// its parent's would fail its creation).
 		return s, nil
 	}
+	set, err := h.cpuSetOf(ctx, pod)
+	if !set.CPUs.IsEmpty() {
+		s.cpus = set.CPUs.String()
+		if set.Bound {
+			s.quota = ptr.To[int64](cgroupreconcile.Unlimited)
+		}
+	}
+	return s, err
+}
+
+// cpuSetOf returns the cpuset the cgroup reconciler gives the containers of pod.
+func (h *Hooks) cpuSetOf(ctx context.Context, pod *corev1.Pod) (cgroupreconcile.PodCPUSet, error) {
 	node := h.inputs.Node()
 	if node == nil {
-		return s, errors.New("the node is not known to koordlet yet: no cpuset decided")
+		return cgroupreconcile.PodCPUSet{}, errors.New("the node is not known to koordlet yet: no cpuset decided")
 	}
 	st := &qosmanager.State{Node: node, Pods: h.inputs.Pods(), Now: h.clock.Now()}
 	var errs []error
@@ -268,14 +281,21 @@ func (h *Hooks) settings(ctx context.Context, pod *corev1.Pod, c *api.Container)
 		st.KubeletCPUs = cpus
 	}
 	set, err := h.rules.CPUSetOf(ctx, st, pod)
-	errs = append(errs, err)
-	if !set.CPUs.IsEmpty() {
-		s.cpus = set.CPUs.String()
-		if set.Bound {
-			s.quota = ptr.To[int64](cgroupreconcile.Unlimited)
-		}
+	return set, errors.Join(append(errs, err)...)
+}
+
+// unsetBoundQuota unsets the CFS quota of the cgroup of a pod bound to CPUs of its own (LSE, LSR), as the
+// reconciler does, before its containers are created.
+func (h *Hooks) unsetBoundQuota(ctx context.Context, pod *corev1.Pod) (bool, error) {
+	if extension.GetKubeQoSClass(pod) == corev1.PodQOSBestEffort {
+		return false, nil
 	}
-	return s, errors.Join(errs...)
+	set, err := h.cpuSetOf(ctx, pod)
+	if !set.Bound || set.CPUs.IsEmpty() {
+		return false, err
+	}
+	wrote, qerr := h.rules.UnsetPodQuota(ctx, pod)
+	return wrote, errors.Join(err, qerr)
 }
 
 // containerSettings are the values the hooks give a container; nil or empty ones are left as they are.

@@ -18,6 +18,7 @@ package runtimehooks
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -360,5 +361,31 @@ func TestParseFailurePolicy(t *testing.T) {
 	}
 	if _, err := ParseFailurePolicy("ignore"); err == nil {
 		t.Error(`ParseFailurePolicy("ignore"): no error`)
+	}
+}
+
+// RunPodSandbox unsets the CFS quota kubelet gave an LSR pod bound to CPUs of its own, before its containers
+// exist; an LS pod keeps its quota.
+func TestRunPodSandboxUnsetsBoundQuota(t *testing.T) {
+	fs := cgrouptest.NewFS(t, cgroup.V1, cgroup.Cgroupfs)
+	cg := cgroup.NewManager(fs.Layout())
+	_, ctx := ktesting.NewTestContext(t)
+	lsr := lsrPod()
+	ls := qostest.Pod("ls", qostest.QoS(extension.QoSLS), qostest.KubeQoS(corev1.PodQOSBurstable), qostest.Container("l", "", nil, nil))
+	lsrDir, lsDir := fs.AddPod(corev1.PodQOSGuaranteed, lsr.UID), fs.AddPod(corev1.PodQOSBurstable, ls.UID)
+	for _, dir := range []string{lsrDir, lsDir} {
+		fs.WriteFile(dir, "cpu.cfs_quota_us", "200000")
+	}
+	h := New(cgroupreconcile.New(cg, cgroupreconcile.Features{CPUSetAllocator: true}), &inputs{node: node(), pods: []*corev1.Pod{lsr, ls}})
+	for _, p := range []*corev1.Pod{lsr, ls} {
+		if err := h.RunPodSandbox(ctx, sandbox(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.TrimSpace(fs.ReadFile(lsrDir, "cpu.cfs_quota_us")); got != "-1" {
+		t.Errorf("LSR pod's quota = %s, want -1", got)
+	}
+	if got := strings.TrimSpace(fs.ReadFile(lsDir, "cpu.cfs_quota_us")); got != "200000" {
+		t.Errorf("LS pod's quota = %s, want kubelet's 200000 kept", got)
 	}
 }

@@ -349,6 +349,17 @@ func (s *Strategy) reconcileCPUSets(ctx context.Context, st *qosmanager.State) e
 	return errors.Join(errs...)
 }
 
+// UnsetPodQuota unsets the CFS quota of the cgroup of pod, one bound to CPUs of its own (PodCPUSet.Bound), as
+// the reconciler does, and reports whether it wrote. A cgroup that is gone is not an error.
+func (s *Strategy) UnsetPodQuota(ctx context.Context, pod *corev1.Pod) (bool, error) {
+	dir := s.cg.Layout().PodDir(extension.GetKubeQoSClass(pod), pod.UID)
+	wrote, err := s.cg.SetCFSQuota(ctx, dir, Unlimited)
+	if errors.Is(err, cgroup.ErrNotFound) {
+		return false, nil
+	}
+	return wrote, err
+}
+
 // PodCPUSet is the cpuset the containers of a pod get.
 type PodCPUSet struct {
 	// CPUs is the cpuset; empty when the pod's cpusets are left as they are.
