@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -97,7 +98,7 @@ func startScheduler(t *testing.T) {
 	if err := os.WriteFile(path, out, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(1)))
+	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(2)))
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
 	srv, err := scheduler.Start(ctx, scheduler.Args("--config="+path, "--secure-port=0"), scheduler.Plugins()...)
 	if err != nil {
@@ -342,7 +343,7 @@ func (f *fixture) waitJob(name string, what string, cond func(j *schedv1alpha1.P
 		return cond(j), nil
 	})
 	if err != nil {
-		f.t.Fatalf("PodMigrationJob %s never %s: %v; status: %s", name, what, err, dump(j.Status))
+		f.t.Fatalf("PodMigrationJob %s never %s: %v; status: %s\n%s", name, what, err, dump(j.Status), f.describe())
 	}
 	return j
 }
@@ -367,7 +368,7 @@ func (f *fixture) waitGone(obj client.Object) {
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
 	if err != nil {
-		f.t.Fatalf("%T %s never went away: %v", obj, obj.GetName(), err)
+		f.t.Fatalf("%T %s never went away: %v\n%s", obj, obj.GetName(), err, f.describe())
 	}
 }
 
@@ -384,7 +385,7 @@ func (f *fixture) replaceWhenGone(rs *appsv1.ReplicaSet, pod *corev1.Pod, name s
 		return p.Spec.NodeName != "", nil
 	})
 	if err != nil {
-		f.t.Fatalf("replacement pod %s never scheduled: %v", name, err)
+		f.t.Fatalf("replacement pod %s never scheduled: %v\n%s", name, err, f.describe())
 	}
 	f.markReady(p)
 	return p
@@ -402,6 +403,40 @@ func (f *fixture) noReservations() {
 			f.t.Errorf("Reservation %s left behind (phase %s)", r.Name, r.Status.Phase)
 		}
 	}
+}
+
+// describe returns what a failed wait needs to be understood: the test's PodMigrationJobs, Reservations and
+// pods, each with its status.
+func (f *fixture) describe() string {
+	ctx := context.Background()
+	var b strings.Builder
+	jobs := &schedv1alpha1.PodMigrationJobList{}
+	if err := f.c.List(ctx, jobs); err != nil {
+		fmt.Fprintf(&b, "list PodMigrationJobs: %v\n", err)
+	}
+	for _, j := range jobs.Items {
+		if j.Spec.PodRef != nil && j.Spec.PodRef.Namespace == f.ns {
+			fmt.Fprintf(&b, "PodMigrationJob %s (finalizers %v):\n%s", j.Name, j.Finalizers, dump(map[string]any{"spec": j.Spec, "status": j.Status}))
+		}
+	}
+	reservations := &schedv1alpha1.ReservationList{}
+	if err := f.c.List(ctx, reservations); err != nil {
+		fmt.Fprintf(&b, "list Reservations: %v\n", err)
+	}
+	for _, r := range reservations.Items {
+		if r.Spec.Template != nil && r.Spec.Template.Namespace == f.ns {
+			fmt.Fprintf(&b, "Reservation %s (deleting %v):\n%s", r.Name, r.DeletionTimestamp != nil, dump(r.Status))
+		}
+	}
+	pods := &corev1.PodList{}
+	if err := f.c.List(ctx, pods, client.InNamespace(f.ns)); err != nil {
+		fmt.Fprintf(&b, "list pods: %v\n", err)
+	}
+	for _, p := range pods.Items {
+		fmt.Fprintf(&b, "Pod %s uid %s node %q phase %s deleting %v labels %v annotations %v conditions %s", p.Name, p.UID, p.Spec.NodeName,
+			p.Status.Phase, p.DeletionTimestamp != nil, p.Labels, p.Annotations, dump(p.Status.Conditions))
+	}
+	return b.String()
 }
 
 func dump(v any) string {

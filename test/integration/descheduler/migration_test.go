@@ -37,10 +37,10 @@ import (
 func (f *fixture) succeededOn(j *schedv1alpha1.PodMigrationJob, replacement *corev1.Pod, node string) {
 	f.t.Helper()
 	if j.Status.Phase != schedv1alpha1.PodMigrationJobSucceeded {
-		f.t.Fatalf("job %s ended %s/%s: %s", j.Name, j.Status.Phase, j.Status.Reason, j.Status.Message)
+		f.t.Fatalf("job %s ended %s/%s: %s\n%s", j.Name, j.Status.Phase, j.Status.Reason, j.Status.Message, f.describe())
 	}
 	if j.Status.PodRef == nil || j.Status.PodRef.UID != replacement.UID || j.Status.NodeName != node {
-		f.t.Errorf("job status podRef %v nodeName %q, want pod %s on %s", j.Status.PodRef, j.Status.NodeName, replacement.Name, node)
+		f.t.Errorf("job status podRef %v nodeName %q, want pod %s on %s\n%s", j.Status.PodRef, j.Status.NodeName, replacement.Name, node, f.describe())
 	}
 	r := &schedv1alpha1.Reservation{}
 	if err := f.c.Get(f.t.Context(), client.ObjectKey{Name: j.Spec.ReservationOptions.ReservationRef.Name}, r); err != nil {
@@ -191,7 +191,6 @@ func TestRestartMidJob(t *testing.T) {
 	a, b := f.node("a", "4"), f.node("b", "4")
 	rs := f.deployment("web", 2)
 	p0, _ := f.pod(rs, "web-0", a), f.pod(rs, "web-1", b)
-	startScheduler(t)
 	evictions := func() float64 {
 		return counter(t, "koord_descheduler_pod_migration_evictions_total", map[string]string{"policy": "Eviction", "result": "success"})
 	}
@@ -208,6 +207,8 @@ func TestRestartMidJob(t *testing.T) {
 		return false
 	})
 	stop()
+	// The scheduler starts only now, so that the Reservation is scheduled while the second controller runs.
+	startScheduler(t)
 	startController(t, testArgs())
 	replacement := f.replaceWhenGone(rs, p0, "web-2")
 	done := f.waitFinished(j.Name)
