@@ -82,9 +82,10 @@ $(REALNODE_BIN)/containerd: $(TOOLS_MOD)
 	  github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2
 
 .PHONY: build
-build: ## Build Koord's binaries (every cmd/<name>) into bin/.
+build: ## Build Koord's binaries (every cmd/<name>) into bin/, and bin/kubectl-koord (koordctl as kubectl's plugin).
 	@if [ -n "$$(ls -d cmd/*/ 2>/dev/null)" ]; then $(GO) build -o $(BIN)/ ./cmd/...; \
 	else echo "build: no binaries under cmd/ yet"; fi
+	ln -sf koordctl $(BIN)/kubectl-koord
 	$(GO) build ./...
 
 .PHONY: images

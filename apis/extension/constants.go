@@ -159,3 +159,9 @@ const AnnotationSkipUpdateResources = "config.koordinator.sh/skip-update-resourc
 // LabelControllerManaged, set to "true" on a ClusterColocationProfile, has koord-manager's colocationprofile
 // controller re-apply the profile to matching pods that are still pending and unbound.
 const LabelControllerManaged = "config.koordinator.sh/controller-managed"
+
+// AnnotationColocationProfiles is written by koord-manager's pod webhook on every pod it applied
+// ClusterColocationProfiles to: their names, comma-separated, in the order they were applied, so that `koordctl
+// explain pod` can say which profile gave a pod its QoS class, priority and batch resources. It is Koord's own
+// key; Koordinator records nothing of the kind. Users should not set it.
+const AnnotationColocationProfiles = "koord.dev/colocation-profiles"

@@ -16,19 +16,24 @@ limitations under the License.
 
 // Command koordctl is Koord's command-line tool: `koordctl up` runs a local cluster with the whole colocation
 // loop, `koordctl down` stops it, `koordctl demo` runs a colocation scenario on one and writes a report. See
-// docs/koordctl.md.
+// docs/koordctl.md. `koordctl explain` says why a pod waits, how a node's batch resources were computed, how a
+// quota's runtime came about and where a gang stands; installed as kubectl-koord, koordctl is also kubectl's
+// plugin `kubectl koord`.
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/koord-dev/koord/pkg/koordctl/check"
 	"github.com/koord-dev/koord/pkg/koordctl/demo"
 	"github.com/koord-dev/koord/pkg/koordctl/down"
+	"github.com/koord-dev/koord/pkg/koordctl/explain"
 	"github.com/koord-dev/koord/pkg/koordctl/up"
 )
 
@@ -41,12 +46,21 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	root := &cobra.Command{
-		Use:           "koordctl",
+		Use:           commandName(),
 		Short:         "Koord's command-line tool",
 		SilenceUsage:  true,
 		SilenceErrors: true, // main prints the error once.
 	}
-	root.AddCommand(up.NewCommand(), down.NewCommand(), demo.NewCommand(), check.NewCommand())
+	root.AddCommand(up.NewCommand(), down.NewCommand(), demo.NewCommand(), check.NewCommand(), explain.NewCommand())
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
+}
+
+// commandName is how the program was called: "kubectl koord" when it runs as kubectl's plugin (an executable
+// named kubectl-koord on the PATH), else "koordctl", so that help and usage show what the user typed.
+func commandName() string {
+	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == "kubectl-koord" {
+		return "kubectl koord"
+	}
+	return "koordctl"
 }

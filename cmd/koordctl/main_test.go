@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -24,8 +25,8 @@ import (
 // when a dependency breaks the program's loading: the stdlib plugin package, which k8s.io/cli-runtime imports,
 // makes the loader resolve go-nvml's symbols at start, and they are missing on a machine without NVML.
 func TestCommands(t *testing.T) {
-	for _, cmd := range []string{"up", "down", "demo", "check"} {
-		if err := run(t.Context(), []string{cmd, "--help"}); err != nil {
+	for _, cmd := range []string{"up", "down", "demo", "check", "explain", "explain pod", "explain node", "explain quota", "explain gang"} {
+		if err := run(t.Context(), append(strings.Fields(cmd), "--help")); err != nil {
 			t.Errorf("koordctl %s --help: %v", cmd, err)
 		}
 	}

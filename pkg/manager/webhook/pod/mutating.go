@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -127,7 +128,8 @@ func (m *mutator) Handle(ctx context.Context, req admission.Request) admission.R
 // mutate applies the matching profiles to pod, then the batch/mid resource translation (only when a profile
 // matched), the extended resource spec, the device resources (normalizeDeviceResources) and, with
 // WithMultiQuotaTree, its quota tree's node affinity. It returns the names of the profiles applied, the reasons to deny
-// the pod, and an error when the mutation could not be computed.
+// the pod, and an error when the mutation could not be computed. The names applied are recorded in the
+// pod's koord.dev/colocation-profiles annotation.
 func (m *mutator) mutate(ctx context.Context, namespace string, pod *corev1.Pod) ([]string, field.ErrorList, error) {
 	matched, err := m.matchingProfiles(ctx, namespace, pod)
 	if err != nil {
@@ -152,6 +154,9 @@ func (m *mutator) mutate(ctx context.Context, namespace string, pod *corev1.Pod)
 			return nil, denied, err
 		}
 		applied = append(applied, profile.Name)
+	}
+	if len(applied) > 0 {
+		pod.Annotations = merge(pod.Annotations, map[string]string{extension.AnnotationColocationProfiles: strings.Join(applied, ",")})
 	}
 	if translate {
 		translateResources(pod)

@@ -106,12 +106,14 @@ func TestMutatingHandler(t *testing.T) {
 	never := corev1.PreemptNever
 	lower := corev1.PreemptLowerPriority
 	tests := map[string]struct {
-		objs     []client.Object
-		pod      *corev1.Pod
-		op       admissionv1.Operation
-		random   int
-		wantPod  *corev1.Pod // nil: no patch
-		wantDeny string
+		objs    []client.Object
+		pod     *corev1.Pod
+		op      admissionv1.Operation
+		random  int
+		wantPod *corev1.Pod // nil: no patch
+		// wantProfiles is the koord.dev/colocation-profiles annotation wantPod gets besides what it lists.
+		wantProfiles string
+		wantDeny     string
 	}{
 		"no profile leaves the pod alone": {
 			pod: basePod(),
@@ -126,6 +128,7 @@ func TestMutatingHandler(t *testing.T) {
 			}),
 		},
 		"batch profile sets QoS, priority, scheduler and batch resources": {
+			wantProfiles: "batch",
 			objs: []client.Object{profile("batch", configv1alpha1.ClusterColocationProfileSpec{
 				Selector:            selectApp,
 				QoSClass:            "BE",
@@ -147,7 +150,8 @@ func TestMutatingHandler(t *testing.T) {
 			}),
 		},
 		"mid profile sets mid resources and no extended resource spec": {
-			objs: []client.Object{profile("mid", configv1alpha1.ClusterColocationProfileSpec{QoSClass: "LS", PriorityClassName: "koord-mid"})},
+			wantProfiles: "mid",
+			objs:         []client.Object{profile("mid", configv1alpha1.ClusterColocationProfileSpec{QoSClass: "LS", PriorityClassName: "koord-mid"})},
 			pod: withPod(func(pod *corev1.Pod) {
 				pod.Spec.InitContainers = nil
 				pod.Spec.Containers = pod.Spec.Containers[:1]
@@ -168,8 +172,9 @@ func TestMutatingHandler(t *testing.T) {
 			}),
 		},
 		"free profile keeps cpu and memory": {
-			objs: []client.Object{profile("free", configv1alpha1.ClusterColocationProfileSpec{QoSClass: "BE", PriorityClassName: "koord-free"})},
-			pod:  basePod(),
+			wantProfiles: "free",
+			objs:         []client.Object{profile("free", configv1alpha1.ClusterColocationProfileSpec{QoSClass: "BE", PriorityClassName: "koord-free"})},
+			pod:          basePod(),
 			wantPod: withPod(func(pod *corev1.Pod) {
 				pod.Labels[extension.LabelPodQoS] = "BE"
 				pod.Spec.PriorityClassName = "koord-free"
@@ -178,6 +183,7 @@ func TestMutatingHandler(t *testing.T) {
 			}),
 		},
 		"skip-update-resources keeps cpu and memory": {
+			wantProfiles: "batch",
 			objs: []client.Object{func() client.Object {
 				p := profile("batch", configv1alpha1.ClusterColocationProfileSpec{QoSClass: "BE", PriorityClassName: "koord-batch"})
 				p.Annotations = map[string]string{extension.AnnotationSkipUpdateResources: "true"}
@@ -206,6 +212,7 @@ func TestMutatingHandler(t *testing.T) {
 			pod: basePod(),
 		},
 		"namespace selector that matches": {
+			wantProfiles: "ls",
 			objs: []client.Object{
 				namespace("team", map[string]string{"colocation": "on"}),
 				profile("ls", configv1alpha1.ClusterColocationProfileSpec{
@@ -234,6 +241,7 @@ func TestMutatingHandler(t *testing.T) {
 			pod: basePod(),
 		},
 		"empty namespace selector matches without reading the namespace": {
+			wantProfiles: "ls",
 			objs: []client.Object{profile("ls", configv1alpha1.ClusterColocationProfileSpec{
 				NamespaceSelector: &metav1.LabelSelector{},
 				QoSClass:          "LS",
@@ -254,6 +262,7 @@ func TestMutatingHandler(t *testing.T) {
 			}),
 		},
 		"probability applies below the random number": {
+			wantProfiles: "half",
 			objs: []client.Object{profile("half", configv1alpha1.ClusterColocationProfileSpec{
 				Probability: ptr.To(intstr.FromString("50%")),
 				Labels:      map[string]string{"x": "y"},
@@ -278,6 +287,7 @@ func TestMutatingHandler(t *testing.T) {
 			pod: basePod(),
 		},
 		"later profile wins": {
+			wantProfiles: "a,b",
 			objs: []client.Object{
 				profile("b", configv1alpha1.ClusterColocationProfileSpec{Labels: map[string]string{"tier": "b"}}),
 				profile("a", configv1alpha1.ClusterColocationProfileSpec{Labels: map[string]string{"tier": "a", "first": "a"}}),
@@ -286,6 +296,7 @@ func TestMutatingHandler(t *testing.T) {
 			wantPod: withPod(func(pod *corev1.Pod) { pod.Labels["tier"], pod.Labels["first"] = "b", "a" }),
 		},
 		"key mappings and label suffixes": {
+			wantProfiles: "map",
 			objs: []client.Object{profile("map", configv1alpha1.ClusterColocationProfileSpec{
 				LabelKeysMapping:      map[string]string{"app": "app-copy", "missing": "empty"},
 				AnnotationKeysMapping: map[string]string{"src": "dst"},
@@ -298,6 +309,7 @@ func TestMutatingHandler(t *testing.T) {
 			}),
 		},
 		"patch is applied last": {
+			wantProfiles: "patch",
 			objs: []client.Object{profile("patch", configv1alpha1.ClusterColocationProfileSpec{
 				Labels: map[string]string{"patched": "false"},
 				Patch: runtime.RawExtension{Raw: []byte(`{"metadata":{"labels":{"patched":"true"}},` +
@@ -372,6 +384,9 @@ func TestMutatingHandler(t *testing.T) {
 					t.Fatalf("got patch %v, want none", resp.Patches)
 				}
 				return
+			}
+			if tc.wantProfiles != "" {
+				tc.wantPod.Annotations = merge(tc.wantPod.Annotations, map[string]string{extension.AnnotationColocationProfiles: tc.wantProfiles})
 			}
 			mutated := applyResponse(t, req.Object.Raw, resp)
 			if diff := cmp.Diff(tc.wantPod, decodePod(t, mutated), quantityComparer); diff != "" {
