@@ -90,7 +90,7 @@ func (e *Explainer) Gang(ctx context.Context, namespace, name string) (*GangExpl
 		if pg.Spec.ScheduleTimeoutSeconds != nil {
 			g.WaitingTime = (time.Duration(*pg.Spec.ScheduleTimeoutSeconds) * time.Second).String()
 		}
-		e.readGangMeta(g, pg)
+		readGangMeta(g, pg)
 	case !apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("get PodGroup %s/%s: %w", namespace, name, err)
 	}
@@ -143,14 +143,14 @@ func (e *Explainer) Gang(ctx context.Context, namespace, name string) (*GangExpl
 		} else if d > 0 {
 			g.WaitingTime = d.String()
 		}
-		e.readGangMeta(g, first)
+		readGangMeta(g, first)
 	}
 	g.State = g.state()
 	return g, nil
 }
 
 // readGangMeta reads the annotations a PodGroup and a gang's pods share.
-func (e *Explainer) readGangMeta(g *GangExplanation, obj metav1.Object) {
+func readGangMeta(g *GangExplanation, obj metav1.Object) {
 	if n, err := extension.GetGangTotalNumber(obj); err != nil {
 		g.Warnings = append(g.Warnings, err.Error())
 	} else {

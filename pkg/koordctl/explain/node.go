@@ -400,11 +400,7 @@ func (e *Explainer) devices(ctx context.Context, node string, warnings []string)
 		}
 		for typ, list := range allocs {
 			for _, a := range list {
-				id := strconv.Itoa(int(a.Minor))
-				if a.ID != "" {
-					id = a.ID
-				}
-				if i, ok := index[string(typ)+"/"+id]; ok {
+				if i, ok := index[string(typ)+"/"+allocationID(a)]; ok {
 					out[i].Pods = append(out[i].Pods, pod.Namespace+"/"+pod.Name)
 				}
 			}
@@ -525,4 +521,13 @@ func boolp(b *bool) string {
 		return ""
 	}
 	return strconv.FormatBool(*b)
+}
+
+// allocationID names the device of an allocation as the Device object does: by minor, or by ID for devices
+// whose minor means nothing (RDMA NICs).
+func allocationID(a *extension.DeviceAllocation) string {
+	if a.ID != "" {
+		return a.ID
+	}
+	return strconv.Itoa(int(a.Minor))
 }

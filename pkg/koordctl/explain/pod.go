@@ -286,11 +286,7 @@ func placement(pod *corev1.Pod, warnings []string) (*Placement, []string) {
 	} else {
 		for typ, allocs := range d {
 			for _, a := range allocs {
-				id := strconv.Itoa(int(a.Minor))
-				if a.ID != "" {
-					id = a.ID
-				}
-				p.Devices = append(p.Devices, fmt.Sprintf("%s %s: %s", typ, id, formatResources(a.Resources)))
+				p.Devices = append(p.Devices, fmt.Sprintf("%s %s: %s", typ, allocationID(a), formatResources(a.Resources)))
 			}
 		}
 		sort.Strings(p.Devices)

@@ -187,7 +187,7 @@ func (f SchedulingFailure) Suggestions() []string {
 	for _, k := range order {
 		out = append(out, fmt.Sprintf("%d %s fit if their %s%s usage dropped below %s percent (LoadAwareScheduling)", hot[k], plural(hot[k], "node would", "nodes would"), k.prod, k.resource, k.threshold))
 	}
-	if f.PreFilter == nil && len(f.Rejections) > 0 && len(f.Rejections) == 1 && f.Rejections[0].Plugin == "NodeResourcesFit" {
+	if f.PreFilter == nil && len(f.Rejections) == 1 && f.Rejections[0].Plugin == "NodeResourcesFit" {
 		out = append(out, fmt.Sprintf("every node lacks room (%s): free some or add nodes", f.Rejections[0].Reason))
 	}
 	return out
