@@ -29,7 +29,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/utils/ptr"
 
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
@@ -63,6 +67,9 @@ func TestHotNodesCool(t *testing.T) {
 	for _, n := range names[2:] {
 		setUnschedulable(ctx, t, n, true)
 	}
+	// Migrations run for about a second on simulated nodes, so a poll can miss the Running phase;
+	// a watch opened before the first job exists sees every transition.
+	jobRunning := watchForRunningJob(ctx, t)
 	deployment := hotDeployment()
 	if _, err := env.kube.AppsV1().Deployments(namespace).Create(ctx, deployment, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create the Deployment: %v", err)
@@ -94,15 +101,12 @@ func TestHotNodesCool(t *testing.T) {
 	t.Logf("CPU usage before: %s", describe(before))
 
 	// Kill koord-descheduler while the first migration runs.
-	localcluster.Eventually(ctx, t, time.Second, 2*time.Minute, "a PodMigrationJob running", func(ctx context.Context) (bool, string) {
+	select {
+	case <-jobRunning:
+	case <-time.After(2 * time.Minute):
 		jobs, err := migrationJobs(ctx)
-		if err != nil {
-			return false, err.Error()
-		}
-		return slices.ContainsFunc(jobs, func(j schedv1alpha1.PodMigrationJob) bool {
-			return j.Status.Phase == schedv1alpha1.PodMigrationJobRunning
-		}), fmt.Sprintf("%d jobs", len(jobs))
-	})
+		t.Fatalf("no PodMigrationJob seen Running within 2m; %d jobs now (list error: %v)", len(jobs), err)
+	}
 	if err := env.c.Restart(ctx, "koord-descheduler"); err != nil {
 		t.Fatalf("restart koord-descheduler: %v", err)
 	}
@@ -264,6 +268,40 @@ func migrationJobs(ctx context.Context) ([]schedv1alpha1.PodMigrationJob, error)
 	return slices.DeleteFunc(list.Items, func(j schedv1alpha1.PodMigrationJob) bool {
 		return j.Spec.PodRef == nil || j.Spec.PodRef.Namespace != namespace
 	}), nil
+}
+
+// watchForRunningJob watches PodMigrationJobs of the test namespace and closes the returned
+// channel when one is seen in the Running phase. The watch ends with the test.
+func watchForRunningJob(ctx context.Context, t *testing.T) <-chan struct{} {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	running := make(chan struct{})
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	jobs := env.koord.SchedulingV1alpha1().PodMigrationJobs()
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return jobs.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return jobs.Watch(ctx, opts)
+		},
+	}
+	go func() {
+		defer close(done)
+		_, err := watchtools.UntilWithSync(ctx, lw, &schedv1alpha1.PodMigrationJob{}, nil, func(e watch.Event) (bool, error) {
+			j, ok := e.Object.(*schedv1alpha1.PodMigrationJob)
+			return ok && j.Spec.PodRef != nil && j.Spec.PodRef.Namespace == namespace &&
+				j.Status.Phase == schedv1alpha1.PodMigrationJobRunning, nil
+		})
+		if err == nil {
+			close(running)
+		}
+	}()
+	return running
 }
 
 // describe prints node usage in node order, e.g. "koord-node-0 87.5%, koord-node-1 86.9%, ...".
