@@ -36,6 +36,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/cpuset"
 
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
@@ -118,6 +119,8 @@ type Agent struct {
 	hooks    *runtimehooks.Hooks
 	events   record.EventBroadcaster
 	registry *prometheus.Registry
+	// koordinator holds Koordinator's names of the metrics in registry; /metrics serves both.
+	koordinator *prometheus.Registry
 }
 
 // New assembles an agent: it detects the cgroup layout under opts.CgroupRoot, and builds the clients, the
@@ -221,7 +224,28 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 				SysRoot: opts.SysRoot, HAMiCoreLibrary: opts.RuntimeHooks.HAMiCoreLibrary}),
 			runtimehooks.WithQoS(runtimehooks.QoS{Cgroups: a.cgroups, MemoryQoS: gates.CgroupReconcile, GroupIdentity: gates.GroupIdentity}))
 	}
+	if err := a.registerUsageAndKoordinatorMetrics(); err != nil {
+		return nil, err
+	}
 	return a, nil
+}
+
+// registerUsageAndKoordinatorMetrics registers the usage gauges, and Koordinator's names of koordlet's metrics
+// in a registry of their own (they gather from a.registry); /metrics serves both.
+func (a *Agent) registerUsageAndKoordinatorMetrics() error {
+	if err := a.registry.Register(newUsageCollector(a.cache, a.informer.Pods, a.opts.NodeName)); err != nil {
+		return fmt.Errorf("register usage metrics: %w", err)
+	}
+	km, err := newKoordinatorMetrics(a.registry, a.opts.NodeName)
+	if err != nil {
+		return fmt.Errorf("koordlet metrics under Koordinator's names: %w", err)
+	}
+	a.koordinator = prometheus.NewRegistry()
+	if err := km.Register(a.koordinator); err != nil {
+		return fmt.Errorf("register koordlet metrics under Koordinator's names: %w", err)
+	}
+	km.started(float64(clock.RealClock{}.Now().Unix()))
+	return nil
 }
 
 // cgroupRules is the cgroup reconciler with the BatchResource and CPUSetAllocator gates: the rules of both the
@@ -396,7 +420,7 @@ func (s servers) wait() {
 func (a *Agent) startServers(ctx context.Context) (servers, error) {
 	var s servers
 	metrics := http.NewServeMux()
-	metrics.Handle("/metrics", promhttp.HandlerFor(a.registry, promhttp.HandlerOpts{Registry: a.registry}))
+	metrics.Handle("/metrics", promhttp.HandlerFor(prometheus.Gatherers{a.registry, a.koordinator}, promhttp.HandlerOpts{Registry: a.registry}))
 	health := http.NewServeMux()
 	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {

@@ -17,7 +17,6 @@ limitations under the License.
 package metrics_test
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -28,13 +27,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/koord-dev/koord/pkg/descheduler"
-	"github.com/koord-dev/koord/pkg/koordlet/collector"
-	"github.com/koord-dev/koord/pkg/koordlet/evictor"
-	"github.com/koord-dev/koord/pkg/koordlet/prediction"
-	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
-	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cpusuppress"
-	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/resctrl"
-	"github.com/koord-dev/koord/pkg/koordlet/runtimehooks"
+	"github.com/koord-dev/koord/pkg/koordlet"
 	"github.com/koord-dev/koord/pkg/manager"
 	"github.com/koord-dev/koord/pkg/metrics"
 	schedmetrics "github.com/koord-dev/koord/pkg/scheduler/metrics"
@@ -46,36 +39,38 @@ var update = flag.Bool("update", false, "rewrite docs/metrics.md from the compon
 // docPath is the generated table of every metric.
 const docPath = "../../docs/metrics.md"
 
-// component is a component's metrics, as its wiring registers them.
+// component is a component's metrics, as its wiring registers them. Besides Koord's own (koord_...), a
+// component may export Koordinator's names of what both have, starting with koordinatorPrefix.
 type component struct {
-	name, served string
-	register     func(prometheus.Registerer) error
+	name, served      string
+	koordinatorPrefix string
+	register          func(prometheus.Registerer) error
 }
 
 var components = []component{
 	{
-		name:     "koord-manager",
-		served:   "served at `/metrics` on `--metrics-bind-address` (`:8080`), with controller-runtime's own metrics; registered by `pkg/manager`",
-		register: func(r prometheus.Registerer) error { return manager.NewMetrics().Register(r) },
+		name:              "koord-manager",
+		koordinatorPrefix: "slo_controller_",
+		served:            "served at `/metrics` on `--metrics-bind-address` (`:8080`), with controller-runtime's own metrics; registered by `pkg/manager`",
+		register:          func(r prometheus.Registerer) error { return manager.NewMetrics().Register(r) },
 	},
 	{
-		name:     "koord-scheduler",
-		served:   "served at kube-scheduler's `/metrics` (`--secure-port`), with kube-scheduler's own metrics; registered by `pkg/scheduler` (`RegisteredMetrics`)",
-		register: func(r prometheus.Registerer) error { return schedmetrics.NewMetrics().Register(r) },
+		name:              "koord-scheduler",
+		koordinatorPrefix: "scheduler_",
+		served:            "served at kube-scheduler's `/metrics` (`--secure-port`), with kube-scheduler's own metrics; registered by `pkg/scheduler` (`RegisteredMetrics`)",
+		register:          func(r prometheus.Registerer) error { return schedmetrics.NewMetrics().Register(r) },
 	},
 	{
-		name:   "koordlet",
-		served: "served at `/metrics` on `--metrics-bind-address` (`:9316`), with the Go and process collectors; registered by `pkg/koordlet` (`Agent`)",
-		register: func(r prometheus.Registerer) error {
-			return errors.Join(qosmanager.NewMetrics().Register(r), cpusuppress.NewMetrics().Register(r), evictor.NewMetrics().Register(r),
-				prediction.NewMetrics().Register(r), runtimehooks.NewMetrics().Register(r), resctrl.NewMetrics().Register(r),
-				collector.NewMetrics().Register(r))
-		},
+		name:              "koordlet",
+		koordinatorPrefix: "koordlet_",
+		served:            "served at `/metrics` on `--metrics-bind-address` (`:9316`), with the Go and process collectors; registered by `pkg/koordlet` (`Agent`)",
+		register:          koordlet.RegisterAllMetrics,
 	},
 	{
-		name:     "koord-descheduler",
-		served:   "served at `/metrics` on `metricsBindAddress` (`0.0.0.0:10251`), with controller-runtime's own metrics; registered by `pkg/descheduler`",
-		register: func(r prometheus.Registerer) error { return descheduler.NewMetrics().Register(r) },
+		name:              "koord-descheduler",
+		koordinatorPrefix: "descheduler_",
+		served:            "served at `/metrics` on `metricsBindAddress` (`0.0.0.0:10251`), with controller-runtime's own metrics; registered by `pkg/descheduler`",
+		register:          func(r prometheus.Registerer) error { return descheduler.NewMetrics().Register(r) },
 	},
 	{
 		name:     "simulated node agents",
@@ -97,6 +92,10 @@ Every Koord metric is named ` + "`koord_<component>_<name>`" + `, in base units 
 counters and labels that take a bounded set of values (the node label of koord-manager's per-node gauges is
 bounded by the cluster's nodes; their series go with the node). Each component's documentation says which
 alerts are worth having.
+
+Where Koord and Koordinator measure the same thing, the component also exports it under Koordinator's name,
+labels and units (its second table), so that dashboards and alerts written for Koordinator work unchanged. The
+dashboards and alert rules in ` + "`charts/koord/dashboards`" + ` and ` + "`charts/koord/templates/prometheusrule.yaml`" + ` use Koord's names.
 `)
 	seen := map[string]string{}
 	for _, c := range components {
@@ -104,20 +103,26 @@ alerts are worth having.
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		fmt.Fprintf(&b, "\n## %s\n\n%s.\n\n| metric | type | labels | meaning |\n|---|---|---|---|\n", c.name, upperFirst(c.served))
+		var own, koordinator []metrics.Info
 		for _, m := range infos {
-			if !strings.HasPrefix(m.Name, metrics.Namespace+"_") {
-				t.Errorf("%s: metric %s does not start with %s_", c.name, m.Name, metrics.Namespace)
+			switch {
+			case strings.HasPrefix(m.Name, metrics.Namespace+"_"):
+				own = append(own, m)
+			case c.koordinatorPrefix != "" && strings.HasPrefix(m.Name, c.koordinatorPrefix):
+				koordinator = append(koordinator, m)
+			default:
+				t.Errorf("%s: metric %s starts with neither %s_ nor Koordinator's %q", c.name, m.Name, metrics.Namespace, c.koordinatorPrefix)
 			}
 			if other, ok := seen[m.Name]; ok && !(c.name == "simulated node agents" && other == "koordlet") {
 				t.Errorf("metric %s is registered by both %s and %s", m.Name, other, c.name)
 			}
 			seen[m.Name] = c.name
-			labels := "–"
-			if len(m.Labels) > 0 {
-				labels = "`" + strings.Join(m.Labels, "`, `") + "`"
-			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", m.Name, m.Type, labels, strings.ReplaceAll(m.Help, "|", "\\|"))
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n%s.\n", c.name, upperFirst(c.served))
+		writeTable(&b, own)
+		if len(koordinator) > 0 {
+			fmt.Fprintf(&b, "\nUnder Koordinator's names, for its dashboards and alerts:\n")
+			writeTable(&b, koordinator)
 		}
 	}
 	want := b.String()
@@ -133,6 +138,18 @@ alerts are worth having.
 	}
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("docs/metrics.md is stale; run make generate (-want,+got):\n%s", diff)
+	}
+}
+
+// writeTable writes the table of infos.
+func writeTable(b *strings.Builder, infos []metrics.Info) {
+	b.WriteString("\n| metric | type | labels | meaning |\n|---|---|---|---|\n")
+	for _, m := range infos {
+		labels := "–"
+		if len(m.Labels) > 0 {
+			labels = "`" + strings.Join(m.Labels, "`, `") + "`"
+		}
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", m.Name, m.Type, labels, strings.ReplaceAll(m.Help, "|", "\\|"))
 	}
 }
 

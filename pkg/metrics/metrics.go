@@ -60,6 +60,14 @@ type Info struct {
 	Help string
 }
 
+// SelfDescribing is a collector that says what it exports, for Describe: one whose series exist only once its
+// sources have data (computed at scrape time), so that their type cannot be read from what it collects.
+type SelfDescribing interface {
+	prometheus.Collector
+	// MetricInfos describes the metrics the collector exports.
+	MetricInfos() ([]Info, error)
+}
+
 // Describe registers a component's collectors, through register, with a registry that only records them, and
 // returns the metrics they export, sorted by name.
 func Describe(register func(prometheus.Registerer) error) ([]Info, error) {
@@ -69,6 +77,14 @@ func Describe(register func(prometheus.Registerer) error) ([]Info, error) {
 	}
 	var out []Info
 	for _, c := range r.collectors {
+		if d, ok := c.(SelfDescribing); ok {
+			infos, err := d.MetricInfos()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, infos...)
+			continue
+		}
 		infos, err := describe(c)
 		if err != nil {
 			return nil, err
@@ -105,29 +121,45 @@ func describe(c prometheus.Collector) ([]Info, error) {
 	}()
 	var out []Info
 	for d := range ch {
-		m := descPattern.FindStringSubmatch(d.String())
-		if m == nil {
-			return nil, fmt.Errorf("cannot read the description %s", d)
-		}
-		name, err := strconv.Unquote(m[1])
+		info, err := infoOf(d)
 		if err != nil {
-			return nil, fmt.Errorf("metric name in %s: %w", d, err)
+			return nil, err
 		}
-		help, err := strconv.Unquote(m[2])
+		info.Type, err = typeOf(c)
 		if err != nil {
-			return nil, fmt.Errorf("help of %s: %w", name, err)
-		}
-		typ, err := typeOf(c)
-		if err != nil {
-			return nil, fmt.Errorf("metric %s: %w", name, err)
-		}
-		info := Info{Name: name, Type: typ, Help: help}
-		if m[3] != "" {
-			info.Labels = strings.Split(m[3], ",")
+			return nil, fmt.Errorf("metric %s: %w", info.Name, err)
 		}
 		out = append(out, info)
 	}
 	return out, nil
+}
+
+// InfoOf describes the metric of d, of type typ.
+func InfoOf(d *prometheus.Desc, typ string) (Info, error) {
+	info, err := infoOf(d)
+	info.Type = typ
+	return info, err
+}
+
+// infoOf reads the name, help and variable labels of d.
+func infoOf(d *prometheus.Desc) (Info, error) {
+	m := descPattern.FindStringSubmatch(d.String())
+	if m == nil {
+		return Info{}, fmt.Errorf("cannot read the description %s", d)
+	}
+	name, err := strconv.Unquote(m[1])
+	if err != nil {
+		return Info{}, fmt.Errorf("metric name in %s: %w", d, err)
+	}
+	help, err := strconv.Unquote(m[2])
+	if err != nil {
+		return Info{}, fmt.Errorf("help of %s: %w", name, err)
+	}
+	info := Info{Name: name, Help: help}
+	if m[3] != "" {
+		info.Labels = strings.Split(m[3], ",")
+	}
+	return info, nil
 }
 
 // typeOf returns the type of the metrics of c: by its Go type for vectors, by what it collects otherwise.

@@ -32,6 +32,9 @@ type Metrics struct {
 	Current *prometheus.GaugeVec
 	// Evictions counts the evictions, by policy and result.
 	Evictions *prometheus.CounterVec
+	// PodsEvicted counts them again under Koordinator's name and labels:
+	// descheduler_pods_evicted{result,strategy,namespace,node}.
+	PodsEvicted *prometheus.CounterVec
 }
 
 // NewMetrics creates them, unregistered.
@@ -49,10 +52,14 @@ func NewMetrics() *Metrics {
 			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemDescheduler, Name: "pod_migration_evictions_total",
 			Help: "Evictions of pods by PodMigrationJobs, by eviction policy and result (success, error, too_many_requests).",
 		}, []string{"policy", "result"}),
+		PodsEvicted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "descheduler_pods_evicted",
+			Help: "Koordinator's name: evictions of pods by PodMigrationJobs, by result (success, error), strategy (the plugin that asked, e.g. LowNodeLoad), namespace and node.",
+		}, []string{"result", "strategy", "namespace", "node"}),
 	}
 }
 
 // Register registers them with reg.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
-	return errors.Join(reg.Register(m.Jobs), reg.Register(m.Current), reg.Register(m.Evictions))
+	return errors.Join(reg.Register(m.Jobs), reg.Register(m.Current), reg.Register(m.Evictions), reg.Register(m.PodsEvicted))
 }

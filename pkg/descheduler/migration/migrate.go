@@ -481,6 +481,7 @@ func (c *Controller) evict(ctx context.Context, job *schedv1alpha1.PodMigrationJ
 			result = "too_many_requests"
 		}
 		c.metrics.Evictions.WithLabelValues(policy, result).Inc()
+		c.metrics.PodsEvicted.WithLabelValues("error", trigger, pod.Namespace, pod.Spec.NodeName).Inc()
 		if apierrors.IsNotFound(err) {
 			return false, reconcile.Result{RequeueAfter: 100 * time.Millisecond}, nil
 		}
@@ -497,6 +498,7 @@ func (c *Controller) evict(ctx context.Context, job *schedv1alpha1.PodMigrationJ
 		return false, reconcile.Result{}, err
 	}
 	c.metrics.Evictions.WithLabelValues(policy, "success").Inc()
+	c.metrics.PodsEvicted.WithLabelValues("success", trigger, pod.Namespace, pod.Spec.NodeName).Inc()
 	if w != nil {
 		c.objects.record(w.ref.UID, now)
 	}

@@ -59,6 +59,13 @@ type Metrics struct {
 	GangPreemptionVictims prometheus.Counter
 	// Leading is 1 once this replica leads and runs those controllers, 0 while it stands by.
 	Leading prometheus.Gauge
+	// QuotaStatus is QuotaResources again under Koordinator's name and labels,
+	// scheduler_elastic_quota_status{name,resource,tree,is_parent,parent,field}, with the fields Koord knows:
+	// runtime, request, allocated (used), non-preemptible-used, min, max and guaranteed.
+	QuotaStatus *prometheus.GaugeVec
+
+	// state exports the Reservation and gang gauges at scrape time; see ObserveReservations, ObserveGangs.
+	state *state
 }
 
 // Controllers that count their writes in ControllerWrites.
@@ -105,6 +112,11 @@ func NewMetrics() *Metrics {
 			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemScheduler, Name: "leading",
 			Help: "1 once this koord-scheduler replica leads (schedules and runs the plugins' controllers), 0 while it stands by.",
 		}),
+		QuotaStatus: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "scheduler_elastic_quota_status",
+			Help: "Koordinator's name: an ElasticQuota's figures by field (runtime, request, allocated, non-preemptible-used, min, max, guaranteed) and resource (cpu in millicores, other resources in their base unit), with its tree, parent and whether it is a parent.",
+		}, []string{"name", "resource", "tree", "is_parent", "parent", "field"}),
+		state: newState(),
 	}
 }
 
@@ -114,6 +126,6 @@ func (m *Metrics) Register(reg prometheus.Registerer) error {
 		reg.Register(m.LoadAwareRejections), reg.Register(m.QuotaRejections), reg.Register(m.QuotaRevokedPods),
 		reg.Register(m.GangTimeouts), reg.Register(m.ReservationTransitions), reg.Register(m.QuotaResources),
 		reg.Register(m.ControllerWrites), reg.Register(m.Leading), reg.Register(m.GangPreemptions),
-		reg.Register(m.GangPreemptionVictims),
+		reg.Register(m.GangPreemptionVictims), reg.Register(m.QuotaStatus), reg.Register(m.state),
 	)
 }

@@ -194,7 +194,11 @@ func TestRestartMidJob(t *testing.T) {
 	evictions := func() float64 {
 		return counter(t, "koord_descheduler_pod_migration_evictions_total", map[string]string{"policy": "Eviction", "result": "success"})
 	}
-	before := evictions()
+	koordinatorEvictions := func() float64 {
+		// A job created by hand names no strategy.
+		return counter(t, "descheduler_pods_evicted", map[string]string{"result": "success", "strategy": "", "namespace": f.ns, "node": a})
+	}
+	before, koordinatorBefore := evictions(), koordinatorEvictions()
 	// Stop the first controller as soon as the job records its Reservation.
 	stop := startController(t, testArgs())
 	j := f.job(p0, "")
@@ -215,6 +219,9 @@ func TestRestartMidJob(t *testing.T) {
 	f.succeededOn(done, replacement, b)
 	if got := evictions() - before; got != 1 {
 		t.Errorf("%v evictions, want 1", got)
+	}
+	if got := koordinatorEvictions() - koordinatorBefore; got != 1 {
+		t.Errorf("%v evictions counted under Koordinator's descheduler_pods_evicted, want 1", got)
 	}
 	list := &schedv1alpha1.ReservationList{}
 	if err := f.c.List(t.Context(), list); err != nil {

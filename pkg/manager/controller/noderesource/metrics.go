@@ -21,6 +21,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/manager/controller/noderesource/calculator"
 	koordmetrics "github.com/koord-dev/koord/pkg/metrics"
 )
@@ -29,6 +30,12 @@ import (
 const (
 	resourceCPU    = "cpu"
 	resourceMemory = "memory"
+)
+
+// Units of Koordinator's extended resource gauge: cpu as an integer of millicores, memory in bytes.
+const (
+	unitInteger = "integer"
+	unitByte    = "byte"
 )
 
 // Skip reasons of koord_manager_noderesource_node_update_skips_total.
@@ -59,6 +66,9 @@ type Metrics struct {
 	skips *prometheus.CounterVec
 	// degrades is koord_manager_noderesource_degrades_total{reason}.
 	degrades *prometheus.CounterVec
+	// extendedAllocatable is batchAllocatable and midAllocatable again under Koordinator's name, labels and
+	// units: slo_controller_node_extended_resource_allocatable_internal{node,resource,unit}.
+	extendedAllocatable *prometheus.GaugeVec
 }
 
 // NewMetrics creates the collectors, unregistered.
@@ -96,13 +106,19 @@ func NewMetrics() *Metrics {
 				"by reason: NodeMetricMissing, NodeMetricNoUpdateTime, NodeMetricStale or NodeUsageMissing. A disabled " +
 				"colocation is not counted.",
 		}, []string{"reason"}),
+		extendedAllocatable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "slo_controller_node_extended_resource_allocatable_internal",
+			Help: "Koordinator's name: batch and mid resources last computed for a node, by resource " +
+				"(kubernetes.io/batch-cpu and mid-cpu in millicores, unit integer; kubernetes.io/batch-memory and " +
+				"mid-memory in bytes, unit byte); 0 while they are removed.",
+		}, []string{"node", "resource", "unit"}),
 	}
 }
 
 // Register registers the collectors with reg.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	var errs []error
-	for _, c := range []prometheus.Collector{m.batchAllocatable, m.midAllocatable, m.input, m.updates, m.skips, m.degrades} {
+	for _, c := range []prometheus.Collector{m.batchAllocatable, m.midAllocatable, m.input, m.updates, m.skips, m.degrades, m.extendedAllocatable} {
 		errs = append(errs, reg.Register(c))
 	}
 	return errors.Join(errs...)
@@ -114,6 +130,16 @@ func (m *Metrics) observe(node string, r *calculator.Result) {
 	m.batchAllocatable.WithLabelValues(node, resourceMemory).Set(float64(r.Batch.Memory))
 	m.midAllocatable.WithLabelValues(node, resourceCPU).Set(cores(r.Mid.CPU))
 	m.midAllocatable.WithLabelValues(node, resourceMemory).Set(float64(r.Mid.Memory))
+	for _, v := range []struct {
+		resource    string
+		unit        string
+		milliOrByte int64
+	}{
+		{string(extension.BatchCPU), unitInteger, r.Batch.CPU}, {string(extension.BatchMemory), unitByte, r.Batch.Memory},
+		{string(extension.MidCPU), unitInteger, r.Mid.CPU}, {string(extension.MidMemory), unitByte, r.Mid.Memory},
+	} {
+		m.extendedAllocatable.WithLabelValues(node, v.resource, v.unit).Set(float64(v.milliOrByte))
+	}
 
 	midPredicted := r.MidPredicted && r.Mid.Reset == ""
 	for _, res := range []struct {
@@ -159,6 +185,7 @@ func (m *Metrics) forget(node string) {
 	m.batchAllocatable.DeletePartialMatch(labels)
 	m.midAllocatable.DeletePartialMatch(labels)
 	m.input.DeletePartialMatch(labels)
+	m.extendedAllocatable.DeletePartialMatch(labels)
 }
 
 // cores converts milli-cores into cores.

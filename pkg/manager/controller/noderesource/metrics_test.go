@@ -113,10 +113,17 @@ koord_manager_noderesource_input{input="system_used",node="n1",resource="cpu"} 7
 koord_manager_noderesource_input{input="system_used",node="n1",resource="memory"} 1.2e+10
 koord_manager_noderesource_input{input="unallocated",node="n1",resource="cpu"} 53
 koord_manager_noderesource_input{input="unallocated",node="n1",resource="memory"} 4.8e+10
+# HELP slo_controller_node_extended_resource_allocatable_internal Koordinator's name: batch and mid resources last computed for a node, by resource (kubernetes.io/batch-cpu and mid-cpu in millicores, unit integer; kubernetes.io/batch-memory and mid-memory in bytes, unit byte); 0 while they are removed.
+# TYPE slo_controller_node_extended_resource_allocatable_internal gauge
+slo_controller_node_extended_resource_allocatable_internal{node="n1",resource="kubernetes.io/batch-cpu",unit="integer"} 25000
+slo_controller_node_extended_resource_allocatable_internal{node="n1",resource="kubernetes.io/batch-memory",unit="byte"} 3.3e+10
+slo_controller_node_extended_resource_allocatable_internal{node="n1",resource="kubernetes.io/mid-cpu",unit="integer"} 20000
+slo_controller_node_extended_resource_allocatable_internal{node="n1",resource="kubernetes.io/mid-memory",unit="byte"} 4e+10
 `
 	names := []string{
 		"koord_manager_noderesource_batch_allocatable", "koord_manager_noderesource_mid_allocatable",
 		"koord_manager_noderesource_input", "koord_manager_noderesource_degrades_total",
+		"slo_controller_node_extended_resource_allocatable_internal",
 	}
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
@@ -154,9 +161,9 @@ koord_manager_noderesource_input{input="unallocated",node="n1",resource="memory"
 	if got := countSeries(t, m, "n1"); got != 0 {
 		t.Errorf("series of n1 after forget = %d, want 0", got)
 	}
-	// 4 allocatable series and 25 inputs (12 per resource and the cpu threshold cap).
-	if got := countSeries(t, m, "n2"); got != 4+25 {
-		t.Errorf("series of n2 = %d, want 29", got)
+	// 4 allocatable series, 25 inputs (12 per resource and the cpu threshold cap) and Koordinator's 4.
+	if got := countSeries(t, m, "n2"); got != 4+25+4 {
+		t.Errorf("series of n2 = %d, want 33", got)
 	}
 }
 

@@ -145,7 +145,16 @@ func newPlugin(ctx context.Context, args *config.CoschedulingArgs, h fwk.Handle,
 	}()
 	// A standby queues the same work from its informers, and its workers drain it once it leads.
 	o.Leadership.Run(ctx, "Coscheduling status workers", func(ctx context.Context) { p.run(ctx, int(args.ControllerWorkers)) })
+	p.metrics.ObserveGangs(profileName(h), p.cache.Census)
 	return p, nil
+}
+
+// profileName is the name of the scheduling profile h belongs to, "" when h does not tell.
+func profileName(h fwk.Handle) string {
+	if f, ok := h.(interface{ ProfileName() string }); ok {
+		return f.ProfileName()
+	}
+	return ""
 }
 
 // run starts the workers that write PodGroup status and timeout marks; they stop with ctx.

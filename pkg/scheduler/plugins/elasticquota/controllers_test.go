@@ -236,6 +236,15 @@ func TestQuotaGauges(t *testing.T) {
 			t.Errorf("team-a cpu %s = %v, want %v (millicores)", typ, got, want)
 		}
 	}
+	// Koordinator's gauge: team-a is a leaf of the root quota in the default tree.
+	for field, want := range map[string]float64{"runtime": 30000, "allocated": 30000, "request": 30000, "min": 10000, "max": 40000} {
+		if got := testutil.ToFloat64(m.QuotaStatus.WithLabelValues("team-a", "cpu", "", "false", extension.RootQuotaName, field)); got != want {
+			t.Errorf("scheduler_elastic_quota_status of team-a cpu %s = %v, want %v (millicores)", field, got, want)
+		}
+	}
+	if got := testutil.ToFloat64(m.QuotaStatus.WithLabelValues("child", "cpu", "", "false", "parent", "max")); got != 40000 {
+		t.Errorf("scheduler_elastic_quota_status of child cpu max = %v, want 40000 with parent \"parent\"", got)
+	}
 	p.gauged[[3]string{"gone", "cpu", "used"}] = true
 	m.QuotaResources.WithLabelValues("gone", "cpu", "used").Set(1)
 	p.writeStatuses(env.Ctx)

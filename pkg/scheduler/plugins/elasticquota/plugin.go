@@ -83,6 +83,8 @@ type Plugin struct {
 	// gauged are the quota, resource and type labels of the quota gauges set last, so that those of quotas
 	// gone are removed. Only the status writer touches it.
 	gauged map[[3]string]bool
+	// gaugedStatus are the label values of the Koordinator-named status gauges set last.
+	gaugedStatus map[[6]string]bool
 }
 
 func init() {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -186,10 +187,11 @@ func equalResources(a, b corev1.ResourceList) bool {
 	return true
 }
 
-// setGauges sets the runtime, used and request gauges of every quota and removes those of quotas and
-// resources that are gone.
+// setGauges sets the runtime, used and request gauges of every quota, and Koordinator's status gauge, and
+// removes those of quotas and resources that are gone.
 func (p *Plugin) setGauges(statuses []cache.Status) {
 	seen := map[[3]string]bool{}
+	seenStatus := map[[6]string]bool{}
 	for _, s := range statuses {
 		for typ, amounts := range map[string]quantity.Amounts{"runtime": s.Runtime, "used": s.Used, "request": s.Request} {
 			for name, v := range amounts {
@@ -198,11 +200,26 @@ func (p *Plugin) setGauges(statuses []cache.Status) {
 				p.metrics.QuotaResources.WithLabelValues(key[:]...).Set(float64(v))
 			}
 		}
+		for field, amounts := range map[string]quantity.Amounts{
+			"runtime": s.Runtime, "request": s.Request, "allocated": s.Used, "non-preemptible-used": s.NonPreemptibleUsed,
+			"min": s.Min, "max": s.Max, "guaranteed": s.Guaranteed,
+		} {
+			for name, v := range amounts {
+				key := [6]string{s.Name, string(name), s.TreeID, strconv.FormatBool(s.IsParent), s.Parent, field}
+				seenStatus[key] = true
+				p.metrics.QuotaStatus.WithLabelValues(key[:]...).Set(float64(v))
+			}
+		}
 	}
 	for key := range p.gauged {
 		if !seen[key] {
 			p.metrics.QuotaResources.DeleteLabelValues(key[:]...)
 		}
 	}
-	p.gauged = seen
+	for key := range p.gaugedStatus {
+		if !seenStatus[key] {
+			p.metrics.QuotaStatus.DeleteLabelValues(key[:]...)
+		}
+	}
+	p.gauged, p.gaugedStatus = seen, seenStatus
 }

@@ -133,6 +133,7 @@ func newPlugin(ctx context.Context, args *config.ReservationArgs, h fwk.Handle, 
 	if err := p.watchReservations(ctx, h, informers); err != nil {
 		return nil, err
 	}
+	p.metrics.ObserveReservations(p.reservationLister)
 	return p, nil
 }
 

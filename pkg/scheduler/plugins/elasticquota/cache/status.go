@@ -32,6 +32,12 @@ import (
 type Status struct {
 	// Name and Namespace name the quota's object; Namespace is empty for built-in quotas without one.
 	Name, Namespace string
+	// Parent, IsParent and TreeID are the quota's place in the tree, as its labels give them.
+	Parent   string
+	IsParent bool
+	TreeID   string
+	// Min, Max and Guaranteed are the quota's spec and guaranteed annotation.
+	Min, Max, Guaranteed quantity.Amounts
 	// Used are the requests of the quota's assigned pods (its descendants' included), Request the requests
 	// of all its pods (for a parent: its children's requests capped by their max), Runtime its runtime
 	// quota, NonPreemptibleUsed the used of its non-preemptible pods.
@@ -49,6 +55,12 @@ func (m *Manager) Statuses() []Status {
 		out = append(out, Status{
 			Name:               n.Name,
 			Namespace:          n.Namespace,
+			Parent:             n.Parent,
+			IsParent:           n.IsParent,
+			TreeID:             n.TreeID,
+			Min:                n.Min.Clone(),
+			Max:                n.Max.Clone(),
+			Guaranteed:         n.Guaranteed.Clone(),
 			Used:               n.used.Clone(),
 			Request:            n.request.Clone(),
 			Runtime:            n.runtime.Clone(),
