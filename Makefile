@@ -101,7 +101,7 @@ images: ## Build one multi-platform OCI image archive per component into bin/ima
 ##@ Code
 
 .PHONY: generate
-generate: ## Regenerate deepcopy functions, CRD manifests, RBAC roles, clientset, listers, informers, docs/metrics.md and the chart's copies of config/.
+generate: ## Regenerate deepcopy functions, CRD manifests, RBAC roles, clientset, listers, informers, docs/metrics.md, the chart's dashboards and alert rules and its copies of config/.
 	hack/update-codegen.sh
 
 .PHONY: fmt

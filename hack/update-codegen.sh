@@ -87,3 +87,6 @@ go test ./pkg/metrics -run '^TestMetricsDoc$' -count=1 -update >/dev/null
 
 echo "Copying the manifests the Helm chart renders into charts/koord/files"
 hack/update-chart.sh
+
+echo "Generating the chart's dashboards and alert rules from pkg/monitoring"
+go test ./pkg/monitoring -run '^TestGeneratedFiles$' -count=1 -update >/dev/null

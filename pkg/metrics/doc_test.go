@@ -24,60 +24,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/koord-dev/koord/pkg/descheduler"
-	"github.com/koord-dev/koord/pkg/koordlet"
-	"github.com/koord-dev/koord/pkg/manager"
 	"github.com/koord-dev/koord/pkg/metrics"
-	schedmetrics "github.com/koord-dev/koord/pkg/scheduler/metrics"
-	"github.com/koord-dev/koord/pkg/sim"
+	"github.com/koord-dev/koord/pkg/metrics/catalog"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/metrics.md from the components' collectors")
 
 // docPath is the generated table of every metric.
 const docPath = "../../docs/metrics.md"
-
-// component is a component's metrics, as its wiring registers them. Besides Koord's own (koord_...), a
-// component may export Koordinator's names of what both have, starting with koordinatorPrefix.
-type component struct {
-	name, served      string
-	koordinatorPrefix string
-	register          func(prometheus.Registerer) error
-}
-
-var components = []component{
-	{
-		name:              "koord-manager",
-		koordinatorPrefix: "slo_controller_",
-		served:            "served at `/metrics` on `--metrics-bind-address` (`:8080`), with controller-runtime's own metrics; registered by `pkg/manager`",
-		register:          func(r prometheus.Registerer) error { return manager.NewMetrics().Register(r) },
-	},
-	{
-		name:              "koord-scheduler",
-		koordinatorPrefix: "scheduler_",
-		served:            "served at kube-scheduler's `/metrics` (`--secure-port`), with kube-scheduler's own metrics; registered by `pkg/scheduler` (`RegisteredMetrics`)",
-		register:          func(r prometheus.Registerer) error { return schedmetrics.NewMetrics().Register(r) },
-	},
-	{
-		name:              "koordlet",
-		koordinatorPrefix: "koordlet_",
-		served:            "served at `/metrics` on `--metrics-bind-address` (`:9316`), with the Go and process collectors; registered by `pkg/koordlet` (`Agent`)",
-		register:          koordlet.RegisterAllMetrics,
-	},
-	{
-		name:              "koord-descheduler",
-		koordinatorPrefix: "descheduler_",
-		served:            "served at `/metrics` on `metricsBindAddress` (`0.0.0.0:10251`), with controller-runtime's own metrics; registered by `pkg/descheduler`",
-		register:          func(r prometheus.Registerer) error { return descheduler.NewMetrics().Register(r) },
-	},
-	{
-		name:     "simulated node agents",
-		served:   "served by `koordctl up` and `koordctl demo` for the nodes they simulate (their evictions count under koordlet's names); registered by `pkg/sim`",
-		register: func(r prometheus.Registerer) error { return sim.NewMetrics().Register(r) },
-	},
-}
 
 // TestMetricsDoc: docs/metrics.md lists every metric of every component as its collectors describe it. Run
 // with -update (make generate) to rewrite it.
@@ -98,27 +53,27 @@ labels and units (its second table), so that dashboards and alerts written for K
 dashboards and alert rules in ` + "`charts/koord/dashboards`" + ` and ` + "`charts/koord/templates/prometheusrule.yaml`" + ` use Koord's names.
 `)
 	seen := map[string]string{}
-	for _, c := range components {
-		infos, err := metrics.Describe(c.register)
+	for _, c := range catalog.Components {
+		infos, err := metrics.Describe(c.Register)
 		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
+			t.Fatalf("%s: %v", c.Name, err)
 		}
 		var own, koordinator []metrics.Info
 		for _, m := range infos {
 			switch {
 			case strings.HasPrefix(m.Name, metrics.Namespace+"_"):
 				own = append(own, m)
-			case c.koordinatorPrefix != "" && strings.HasPrefix(m.Name, c.koordinatorPrefix):
+			case c.KoordinatorPrefix != "" && strings.HasPrefix(m.Name, c.KoordinatorPrefix):
 				koordinator = append(koordinator, m)
 			default:
-				t.Errorf("%s: metric %s starts with neither %s_ nor Koordinator's %q", c.name, m.Name, metrics.Namespace, c.koordinatorPrefix)
+				t.Errorf("%s: metric %s starts with neither %s_ nor Koordinator's %q", c.Name, m.Name, metrics.Namespace, c.KoordinatorPrefix)
 			}
-			if other, ok := seen[m.Name]; ok && !(c.name == "simulated node agents" && other == "koordlet") {
-				t.Errorf("metric %s is registered by both %s and %s", m.Name, other, c.name)
+			if other, ok := seen[m.Name]; ok && !(c.Name == catalog.SimulatedNodeAgents && other == "koordlet") {
+				t.Errorf("metric %s is registered by both %s and %s", m.Name, other, c.Name)
 			}
-			seen[m.Name] = c.name
+			seen[m.Name] = c.Name
 		}
-		fmt.Fprintf(&b, "\n## %s\n\n%s.\n", c.name, upperFirst(c.served))
+		fmt.Fprintf(&b, "\n## %s\n\n%s.\n", c.Name, upperFirst(c.Served))
 		writeTable(&b, own)
 		if len(koordinator) > 0 {
 			fmt.Fprintf(&b, "\nUnder Koordinator's names, for its dashboards and alerts:\n")

@@ -17,6 +17,7 @@ limitations under the License.
 package chart
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -41,6 +42,7 @@ import (
 	deschedulervalidation "github.com/koord-dev/koord/pkg/descheduler/apis/config/validation"
 	"github.com/koord-dev/koord/pkg/koordlet"
 	"github.com/koord-dev/koord/pkg/manager"
+	"github.com/koord-dev/koord/pkg/monitoring"
 	schedulerconfig "github.com/koord-dev/koord/pkg/scheduler/apis/config"
 	// Registers the plugin args of Koord's plugins in kube-scheduler's scheme.
 	_ "github.com/koord-dev/koord/pkg/scheduler/apis/config/scheme"
@@ -251,6 +253,53 @@ func TestMonitors(t *testing.T) {
 	find(t, objs, "PodMonitor", "koord-descheduler")
 	for _, o := range render(t) {
 		if strings.HasPrefix(o.GetAPIVersion(), "monitoring.coreos.com/") {
+			t.Errorf("%s %s rendered by default", o.GetKind(), o.GetName())
+		}
+	}
+}
+
+// TestDashboardsAndAlerts: with monitoring on, the chart renders one ConfigMap per dashboard of pkg/monitoring,
+// labelled for Grafana's sidecar and holding the dashboard's JSON, and a PrometheusRule with every alert rule;
+// neither by default.
+func TestDashboardsAndAlerts(t *testing.T) {
+	objs := render(t, "--set", "monitoring.dashboards.enabled=true", "--set", "monitoring.prometheusRule.enabled=true",
+		"--set", "monitoring.prometheusRule.labels.release=kps")
+	for _, d := range monitoring.Dashboards() {
+		cm := find(t, objs, "ConfigMap", d.UID+"-dashboard")
+		if got := cm.GetLabels()["grafana_dashboard"]; got != "1" {
+			t.Errorf("ConfigMap %s: label grafana_dashboard=%q, want 1", cm.GetName(), got)
+		}
+		data, _, _ := unstructured.NestedString(cm.Object, "data", d.UID+".json")
+		var model struct {
+			UID    string           `json:"uid"`
+			Panels []map[string]any `json:"panels"`
+		}
+		if err := json.Unmarshal([]byte(data), &model); err != nil {
+			t.Errorf("ConfigMap %s: the dashboard is no JSON: %v", cm.GetName(), err)
+			continue
+		}
+		if model.UID != d.UID || len(model.Panels) != len(d.Panels) {
+			t.Errorf("ConfigMap %s: dashboard %s with %d panels, want %s with %d", cm.GetName(), model.UID, len(model.Panels), d.UID, len(d.Panels))
+		}
+	}
+	rule := find(t, objs, "PrometheusRule", "koord")
+	if got := rule.GetLabels()["release"]; got != "kps" {
+		t.Errorf("PrometheusRule label release=%q, want kps", got)
+	}
+	groups, _, _ := unstructured.NestedSlice(rule.Object, "spec", "groups")
+	var exprs []string
+	for _, g := range groups {
+		rules, _, _ := unstructured.NestedSlice(g.(map[string]any), "rules")
+		for _, r := range rules {
+			expr, _, _ := unstructured.NestedString(r.(map[string]any), "expr")
+			exprs = append(exprs, expr)
+		}
+	}
+	if diff := cmp.Diff(monitoring.Queries(monitoring.RuleGroups()), exprs); diff != "" {
+		t.Errorf("PrometheusRule expressions (-want,+got):\n%s", diff)
+	}
+	for _, o := range render(t) {
+		if o.GetKind() == "PrometheusRule" || strings.HasSuffix(o.GetName(), "-dashboard") {
 			t.Errorf("%s %s rendered by default", o.GetKind(), o.GetName())
 		}
 	}
