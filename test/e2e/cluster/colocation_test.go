@@ -37,6 +37,7 @@ import (
 	"github.com/koord-dev/koord/apis/configuration"
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/koordctl/cluster"
+	"github.com/koord-dev/koord/pkg/koordctl/explain"
 )
 
 // recent is how old a NodeMetric may be and still count as kept up to date: two report intervals, plus slack
@@ -182,8 +183,45 @@ func TestBatchResourcesFollowReportedUsage(t *testing.T) {
 				}
 				return len(problems) == 0, strings.Join(problems, "; ")
 			})
+			eventually(ctx, t, 30*time.Second, "koordctl explain node matches the node term by term", func(ctx context.Context) (bool, string) {
+				return explainNodeMatches(ctx, name)
+			})
 		})
 	}
+}
+
+// explainNodeMatches runs `koordctl explain node` and reports whether its batch-cpu and batch-memory
+// calculations have terms, agree with themselves (computed, written, allocatable) and give what the node
+// offers.
+func explainNodeMatches(ctx context.Context, name string) (bool, string) {
+	x := &explain.NodeExplanation{}
+	if err := koordctlExplain(ctx, "node", name, x); err != nil {
+		return false, err.Error()
+	}
+	node, err := env.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return false, err.Error()
+	}
+	var problems []string
+	for _, r := range []corev1.ResourceName{extension.BatchCPU, extension.BatchMemory} {
+		i := slices.IndexFunc(x.Terms, func(rt explain.ResourceTerms) bool { return rt.Resource == string(r) })
+		if i < 0 {
+			problems = append(problems, fmt.Sprintf("no calculation of %s among %d", r, len(x.Terms)))
+			continue
+		}
+		rt := x.Terms[i]
+		explained, err := resource.ParseQuantity(rt.Allocatable)
+		switch {
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("%s: allocatable %q: %v", r, rt.Allocatable, err))
+		case explained.Cmp(node.Status.Allocatable[r]) != 0:
+			allocatable := node.Status.Allocatable[r]
+			problems = append(problems, fmt.Sprintf("%s: explained allocatable %s, the node offers %s", r, rt.Allocatable, allocatable.String()))
+		case !rt.Consistent || len(rt.Terms) == 0:
+			problems = append(problems, fmt.Sprintf("%s: %d terms, consistent %t: %+v", r, len(rt.Terms), rt.Consistent, rt))
+		}
+	}
+	return len(problems) == 0, strings.Join(problems, "; ")
 }
 
 // within reports whether a and b differ by at most tolerance.
@@ -267,6 +305,26 @@ func TestBEPodMutatedAndScheduledOnBatchResources(t *testing.T) {
 		t.Errorf("pod runs on %s, which offers batch-cpu %d and batch-memory %d (both present: %t); want at least 2000 and 2Gi",
 			node.Name, cpu, memory, ok)
 	}
+
+	// koordctl explain pod shows the class, the batch resources and the profile that gave them.
+	x := &explain.PodExplanation{}
+	if err := koordctlExplain(ctx, "pod", pod.Name, x); err != nil {
+		t.Fatal(err)
+	}
+	if x.QoSClass != string(extension.QoSBE) || x.PriorityClass != string(extension.PriorityBatch) || x.Node != running.Spec.NodeName {
+		t.Errorf("koordctl explain pod: QoS %q, priority class %q, node %q; want BE, %s, %s", x.QoSClass, x.PriorityClass, x.Node, extension.PriorityBatch, running.Spec.NodeName)
+	}
+	if !slices.Contains(x.Profiles, profile.Name) {
+		t.Errorf("koordctl explain pod: profiles %q, want %s", x.Profiles, profile.Name)
+	}
+	if x.ReclaimedResources == nil {
+		t.Fatal("koordctl explain pod shows no batch resources")
+	}
+	for name, want := range batch {
+		if got := x.ReclaimedResources.Requests[name]; got.Cmp(want) != 0 {
+			t.Errorf("koordctl explain pod: %s requested %s, want %s", name, got.String(), want.String())
+		}
+	}
 }
 
 // loadAwareCPUThreshold is LoadAwareScheduling's usageThresholds.cpu in config/scheduler.
@@ -329,6 +387,7 @@ func TestLoadAwareAvoidsHotNode(t *testing.T) {
 		}
 		return false, fmt.Sprintf("conditions %v", pod.Status.Conditions)
 	})
+	explainPendingPod(ctx, t, probe.Name, "LoadAwareScheduling")
 
 	var ls []*corev1.Pod
 	for i := range 4 {
