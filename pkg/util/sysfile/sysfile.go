@@ -21,7 +21,10 @@ package sysfile
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -86,4 +89,23 @@ func Write(path, value string) error {
 		return &os.PathError{Op: "close", Path: path, Err: cerr}
 	}
 	return nil
+}
+
+// ReadInt reads the integer the file at path holds, such as a sysctl under /proc/sys.
+func ReadInt(path string) (int64, error) {
+	var buf [32]byte
+	b, err := Read(path, buf[:0])
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
+// WriteInt writes v to the existing file at path (see Write).
+func WriteInt(path string, v int64) error {
+	return Write(path, strconv.FormatInt(v, 10))
 }

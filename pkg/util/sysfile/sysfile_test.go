@@ -57,3 +57,34 @@ func TestReadWrite(t *testing.T) {
 		t.Error("Write created the file")
 	}
 }
+
+// TestReadWriteInt: integers round-trip with the kernel's trailing newline ignored; a file that holds no
+// integer and a missing file are errors naming the path.
+func TestReadWriteInt(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sched_autogroup_enabled")
+	if err := os.WriteFile(path, []byte("1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := ReadInt(path); err != nil || v != 1 {
+		t.Errorf("ReadInt = %d, %v; want 1", v, err)
+	}
+	if err := WriteInt(path, -42); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := ReadInt(path); err != nil || v != -42 {
+		t.Errorf("ReadInt after WriteInt(-42) = %d, %v", v, err)
+	}
+	if err := os.WriteFile(path, []byte("max\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadInt(path); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("ReadInt of %q = %v, want an error naming the path", "max", err)
+	}
+	if _, err := ReadInt(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadInt of a missing file = %v, want ErrNotExist", err)
+	}
+	if err := WriteInt(filepath.Join(dir, "missing"), 1); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("WriteInt of a missing file = %v, want ErrNotExist (it never creates files)", err)
+	}
+}

@@ -21,9 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
@@ -33,6 +31,7 @@ import (
 	"github.com/koord-dev/koord/pkg/koordlet/cgroup"
 	"github.com/koord-dev/koord/pkg/koordlet/collector"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
+	"github.com/koord-dev/koord/pkg/util/sysfile"
 )
 
 // Name is the strategy's name in logs and metrics.
@@ -256,22 +255,22 @@ func (s *Strategy) set(ctx context.Context, dir string, knob cgroup.IntKnob, v i
 // sysctl sets /proc/sys/kernel/<name> to 1 or 0 when the kernel has it; a kernel without it is fine.
 func (s *Strategy) sysctl(ctx context.Context, name string, on bool) error {
 	path := filepath.Join(s.procRoot, "sys", "kernel", name)
-	b, err := os.ReadFile(path)
+	cur, err := sysfile.ReadInt(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	want := "0"
+	want := int64(0)
 	if on {
-		want = "1"
+		want = 1
 	}
-	if strings.TrimSpace(string(b)) == want {
+	if cur == want {
 		return nil
 	}
-	if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-		return fmt.Errorf("sysctl kernel.%s=%s: %w", name, want, err)
+	if err := sysfile.WriteInt(path, want); err != nil {
+		return fmt.Errorf("sysctl kernel.%s=%d: %w", name, want, err)
 	}
 	klog.FromContext(ctx).Info("Set a kernel scheduler setting", "sysctl", "kernel."+name, "value", want)
 	return nil

@@ -34,15 +34,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"k8s.io/klog/v2"
 
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
+	"github.com/koord-dev/koord/pkg/util/sysfile"
 )
 
 // Name is the strategy's name in logs and metrics.
@@ -161,7 +159,7 @@ func (s *Strategy) Restore(ctx context.Context) error {
 
 // apply writes want to k when it differs, keeping the original first.
 func (s *Strategy) apply(ctx context.Context, k knob, want int64) error {
-	cur, err := readInt(k.path)
+	cur, err := sysfile.ReadInt(k.path)
 	if err != nil {
 		if k.optional && errors.Is(err, fs.ErrNotExist) {
 			if !s.unsupported[k.path] {
@@ -178,7 +176,7 @@ func (s *Strategy) apply(ctx context.Context, k knob, want int64) error {
 	if _, kept := s.originals[k.path]; !kept {
 		s.originals[k.path] = cur
 	}
-	if err := writeInt(k.path, want); err != nil {
+	if err := sysfile.WriteInt(k.path, want); err != nil {
 		return fmt.Errorf("systemStrategy.%s: %w", k.field, err)
 	}
 	klog.FromContext(ctx).V(2).Info("Set a kernel setting", "field", "systemStrategy."+k.field, "file", k.path, "from", cur, "to", want)
@@ -191,26 +189,10 @@ func (s *Strategy) restore(ctx context.Context, k knob) error {
 	if !kept {
 		return nil
 	}
-	if err := writeInt(k.path, orig); err != nil {
+	if err := sysfile.WriteInt(k.path, orig); err != nil {
 		return fmt.Errorf("systemStrategy.%s: restore %d: %w", k.field, orig, err)
 	}
 	delete(s.originals, k.path)
 	klog.FromContext(ctx).V(2).Info("Restored a kernel setting", "field", "systemStrategy."+k.field, "file", k.path, "to", orig)
 	return nil
-}
-
-func readInt(path string) (int64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
-	return v, nil
-}
-
-func writeInt(path string, v int64) error {
-	return os.WriteFile(path, []byte(strconv.FormatInt(v, 10)), 0o644)
 }
