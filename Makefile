@@ -12,8 +12,10 @@ BENCH_FLAGS ?=
 FUZZ_TIME ?= 30s
 
 # Control-plane binaries for tests and local clusters, from go.mod's tool block (etcd, kube-apiserver, kwok,
-# kube-scheduler) and hack/tools/go.mod's (kube-controller-manager, helm).
-CONTROL_PLANE := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kwok $(BIN)/kube-scheduler $(BIN)/kube-controller-manager $(BIN)/helm
+# kube-scheduler) and hack/tools/go.mod's (kube-controller-manager, helm, and Prometheus for `koordctl up
+# --monitoring`).
+CONTROL_PLANE := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kwok $(BIN)/kube-scheduler $(BIN)/kube-controller-manager $(BIN)/helm \
+  $(BIN)/prometheus
 # The Kubernetes release the components report, as its own release builds stamp it.
 KUBE_VERSION := $(shell $(GO) list -m -f '{{.Version}}' k8s.io/kubernetes 2>/dev/null)
 KUBE_LDFLAGS  = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
@@ -53,7 +55,7 @@ help: ## Show this help.
 ##@ Build
 
 .PHONY: bin
-bin: $(CONTROL_PLANE) ## Build etcd, kube-apiserver, kwok, kube-scheduler, kube-controller-manager and helm into bin/ (first build takes minutes, then cached).
+bin: $(CONTROL_PLANE) ## Build etcd, kube-apiserver, kwok, kube-scheduler, kube-controller-manager, helm and prometheus into bin/ (first build takes minutes, then cached).
 
 $(BIN)/etcd: go.mod go.sum
 	$(GO) build -o $@ go.etcd.io/etcd/server/v3
@@ -72,6 +74,11 @@ $(BIN)/kube-controller-manager: $(TOOLS_MOD)
 
 $(BIN)/helm: $(TOOLS_MOD)
 	$(GO) build -C hack/tools -o $@ helm.sh/helm/v4/cmd/helm
+
+# Prometheus with only its file, HTTP and static service discovery (remove_all_sd): a local cluster scrapes
+# fixed addresses. Its web UI's assets are not in the module, so it serves the HTTP API only.
+$(BIN)/prometheus: $(TOOLS_MOD)
+	$(GO) build -C hack/tools -tags remove_all_sd -o $@ github.com/prometheus/prometheus/cmd/prometheus
 
 $(REALNODE_BIN)/kubelet $(REALNODE_BIN)/kube-proxy: $(TOOLS_MOD)
 	$(GO) build -C hack/tools -ldflags '$(KUBE_LDFLAGS)' -o $@ k8s.io/kubernetes/cmd/$(notdir $@)

@@ -20,15 +20,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/common/model"
-	"github.com/prometheus/prometheus/model/labels"
-	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/koord-dev/koord/pkg/metrics/catalog"
+	"github.com/koord-dev/koord/pkg/monitoring/query"
 )
 
 var update = flag.Bool("update", false, "rewrite the chart's dashboards and alert rules from this package")
@@ -103,11 +101,12 @@ func TestQueries(t *testing.T) {
 	}
 	check := func(where, expr string) {
 		t.Helper()
-		names, err := metricNames(expr)
+		info, err := query.Inspect(expr)
 		if err != nil {
 			t.Errorf("%s: %q does not parse: %v", where, expr, err)
 			return
 		}
+		names := info.Metrics
 		if len(names) == 0 {
 			t.Errorf("%s: %q names no metric", where, expr)
 		}
@@ -147,52 +146,4 @@ func TestQueries(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestMetricNames: the names a query reads are found in selectors by name and by __name__ matchers.
-func TestMetricNames(t *testing.T) {
-	for expr, want := range map[string][]string{
-		`sum(rate(a_total[5m])) / on() b`:                      {"a_total", "b"},
-		`{__name__="c", node="n"}`:                             {"c"},
-		`histogram_quantile(0.9, rate(d_bucket[5m])) > bool 1`: {"d_bucket"},
-	} {
-		got, err := metricNames(expr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s (-want,+got):\n%s", expr, diff)
-		}
-	}
-	if _, err := metricNames(`sum(rate(a[5m])`); err == nil {
-		t.Error("an unbalanced query parsed")
-	}
-}
-
-// metricNames parses expr and returns the metric names its selectors read, sorted.
-func metricNames(expr string) ([]string, error) {
-	// Prometheus's defaults: no experimental functions or syntax.
-	parsed, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	parser.Inspect(parsed, func(node parser.Node, _ []parser.Node) error {
-		vs, ok := node.(*parser.VectorSelector)
-		if !ok {
-			return nil
-		}
-		if vs.Name != "" {
-			out = append(out, vs.Name)
-			return nil
-		}
-		for _, m := range vs.LabelMatchers {
-			if m.Name == model.MetricNameLabel && m.Type == labels.MatchEqual {
-				out = append(out, m.Value)
-			}
-		}
-		return nil
-	})
-	slices.Sort(out)
-	return slices.Compact(out), nil
 }

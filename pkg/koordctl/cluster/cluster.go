@@ -76,6 +76,10 @@ type Ports struct {
 	DefaultScheduler int
 	// Descheduler serves koord-descheduler's /healthz, /readyz and /metrics.
 	Descheduler int
+	// SimMetrics serves the simulated node agents' /metrics (koordlet's metrics of every simulated node).
+	SimMetrics int
+	// Prometheus is Prometheus's HTTP API; 0 without Options.Monitoring.
+	Prometheus int
 	// ManagerReplicas are the ports of each koord-manager replica, in the order of Replicas: with one replica,
 	// Webhook and ManagerHealth; with more, Webhook is the port of the proxy in front of their webhook ports
 	// and ManagerHealth the first replica's.
@@ -91,6 +95,8 @@ type ReplicaPorts struct {
 	Webhook int
 	// Health serves its /healthz and /readyz.
 	Health int
+	// Metrics serves its /metrics.
+	Metrics int
 }
 
 // apiserverWatch is how often, and how many times in a row, /readyz must fail before the control plane counts
@@ -254,6 +260,13 @@ func Start(ctx context.Context, opts Options, progress Progress) (_ *Cluster, re
 	}); err != nil {
 		return nil, err
 	}
+	if opts.Monitoring {
+		if err := c.step("Prometheus: scraping every component, Koord's alert rules", func(func(string)) error {
+			return c.startPrometheus(ctx)
+		}); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
@@ -290,7 +303,11 @@ func (c *Cluster) preflight() (in inputs, err error) {
 			return inputs{}, fmt.Errorf("resolve %s: %w", *p, err)
 		}
 	}
-	if err := preflight.CheckBinaries(o.BinDir, slices.Concat(preflight.ControlPlaneBinaries, preflight.KoordBinaries)); err != nil {
+	binaries := slices.Concat(preflight.ControlPlaneBinaries, preflight.KoordBinaries)
+	if o.Monitoring {
+		binaries = append(binaries, preflight.MonitoringBinaries...)
+	}
+	if err := preflight.CheckBinaries(o.BinDir, binaries); err != nil {
 		return inputs{}, err
 	}
 
@@ -365,6 +382,8 @@ func (c *Cluster) preflight() (in inputs, err error) {
 		{Flag: "--controller-manager-port", Host: "127.0.0.1", Port: o.ControllerManagerPort},
 		{Flag: "--default-scheduler-port", Host: "127.0.0.1", Port: o.DefaultSchedulerPort},
 		{Flag: "--descheduler-port", Host: "127.0.0.1", Port: o.DeschedulerPort},
+		{Flag: "the simulated node agents' metrics port", Host: "127.0.0.1"},
+		{Flag: "--prometheus-port", Host: "127.0.0.1", Port: o.PrometheusPort},
 	}
 	// With several replicas, each has ports of its own (free ones), and --webhook-port is the proxy's.
 	n := o.replicas()
@@ -379,24 +398,35 @@ func (c *Cluster) preflight() (in inputs, err error) {
 			}
 		}
 	}
+	// Each koord-manager replica serves its metrics on a free port, the last ones resolved.
+	for r := range n {
+		want = append(want, preflight.Port{Flag: replicaName(managerName, r) + " metrics port", Host: "127.0.0.1"})
+	}
 	ports, err := preflight.ResolvePorts(want)
 	if err != nil {
 		return inputs{}, err
 	}
+	metricsPorts := ports[len(ports)-n:]
 	c.ports = Ports{
 		APIServer: ports[0], Etcd: ports[1], Webhook: ports[2], ManagerHealth: ports[3], Scheduler: ports[4],
-		ControllerManager: ports[5], DefaultScheduler: ports[6], Descheduler: ports[7],
+		ControllerManager: ports[5], DefaultScheduler: ports[6], Descheduler: ports[7], SimMetrics: ports[8],
 		ManagerReplicas:   []ReplicaPorts{{Webhook: ports[2], Health: ports[3]}},
 		SchedulerReplicas: []int{ports[4]},
 	}
+	if o.Monitoring {
+		c.ports.Prometheus = ports[9]
+	}
 	if n > 1 {
-		extra := ports[8:]
+		extra := ports[10:]
 		c.ports.ManagerReplicas[0].Webhook = extra[0]
 		for r := 1; r < n; r++ {
 			k := 1 + (r-1)*3
 			c.ports.ManagerReplicas = append(c.ports.ManagerReplicas, ReplicaPorts{Webhook: extra[k], Health: extra[k+1]})
 			c.ports.SchedulerReplicas = append(c.ports.SchedulerReplicas, extra[k+2])
 		}
+	}
+	for r := range c.ports.ManagerReplicas {
+		c.ports.ManagerReplicas[r].Metrics = metricsPorts[r]
 	}
 	return in, nil
 }
@@ -667,7 +697,11 @@ func (c *Cluster) startSim(ctx context.Context, cfg *rest.Config, update func(st
 	if err != nil {
 		return fmt.Errorf("--speed: %w", err)
 	}
-	s, err := sim.NewClusterForConfig(cfg, clk, sim.Options{Features: c.opts.SimFeatures, Prediction: c.opts.Prediction})
+	metrics := sim.NewMetrics()
+	if err := c.serveSimMetrics(metrics); err != nil {
+		return err
+	}
+	s, err := sim.NewClusterForConfig(cfg, clk, sim.Options{Features: c.opts.SimFeatures, Prediction: c.opts.Prediction, Metrics: metrics})
 	if err != nil {
 		return err
 	}

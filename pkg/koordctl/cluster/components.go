@@ -42,16 +42,20 @@ import (
 const componentStartTimeout = 2 * time.Minute
 
 // managerArgs are koord-manager's flags in a local cluster: the administrator kubeconfig, webhooks registered
-// by URL on 127.0.0.1 (at urlPort, a proxy's, when it is not 0), no metrics endpoint, probes on 127.0.0.1, and
-// leader election only when several replicas run.
-func managerArgs(kubeconfig, certDir string, webhookPort, urlPort, healthPort int, leaderElect bool, extra []string) []string {
+// by URL on 127.0.0.1 (at urlPort, a proxy's, when it is not 0), metrics (unless metricsPort is 0) and probes
+// on 127.0.0.1, and leader election only when several replicas run.
+func managerArgs(kubeconfig, certDir string, webhookPort, urlPort, healthPort, metricsPort int, leaderElect bool, extra []string) []string {
+	metrics := "0"
+	if metricsPort != 0 {
+		metrics = net.JoinHostPort("127.0.0.1", strconv.Itoa(metricsPort))
+	}
 	args := []string{
 		"--kubeconfig=" + kubeconfig,
 		"--webhook-host=127.0.0.1",
 		"--webhook-port=" + strconv.Itoa(webhookPort),
 		"--webhook-cert-dir=" + certDir,
 		"--leader-elect=" + strconv.FormatBool(leaderElect),
-		"--metrics-bind-address=0",
+		"--metrics-bind-address=" + metrics,
 		"--health-probe-bind-address=" + net.JoinHostPort("127.0.0.1", strconv.Itoa(healthPort)),
 	}
 	if urlPort != 0 {
@@ -61,7 +65,8 @@ func managerArgs(kubeconfig, certDir string, webhookPort, urlPort, healthPort in
 }
 
 // schedulerArgs are koord-scheduler's flags in a local cluster: its configuration, secure serving on
-// 127.0.0.1:port, and the administrator kubeconfig for delegated authentication and authorization.
+// 127.0.0.1:port, the administrator kubeconfig for delegated authentication and authorization, and /metrics
+// open to anonymous requests (as the probes are) for the local Prometheus.
 func schedulerArgs(config, kubeconfig, certDir string, port int) []string {
 	return []string{
 		"--config=" + config,
@@ -70,6 +75,7 @@ func schedulerArgs(config, kubeconfig, certDir string, port int) []string {
 		"--cert-dir=" + certDir,
 		"--authentication-kubeconfig=" + kubeconfig,
 		"--authorization-kubeconfig=" + kubeconfig,
+		"--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
 	}
 }
 
@@ -296,7 +302,7 @@ func (c *Cluster) startManager(ctx context.Context, kube kubernetes.Interface) e
 	}
 	for r, ports := range c.ports.ManagerReplicas {
 		name := replicaName(managerName, r)
-		args := managerArgs(c.kubeconfigPath, filepath.Join(c.runDir, name), ports.Webhook, urlPort, ports.Health, n > 1, c.opts.ManagerArgs)
+		args := managerArgs(c.kubeconfigPath, filepath.Join(c.runDir, name), ports.Webhook, urlPort, ports.Health, ports.Metrics, n > 1, c.opts.ManagerArgs)
 		p, err := c.startBinary(ctx, name, managerName, args, n > 1)
 		if err != nil {
 			return err

@@ -157,6 +157,12 @@ type Options struct {
 	// Koordinator's, has it off.
 	DeschedulerLowNodeLoad bool
 
+	// Monitoring runs Prometheus (bin/prometheus) scraping every component, with Koord's alert rules, and serves
+	// the simulated node agents' metrics; koord-manager's metrics are served either way.
+	Monitoring bool
+	// PrometheusPort is Prometheus's HTTP API on 127.0.0.1 with Monitoring; 0 picks a free one.
+	PrometheusPort int
+
 	// Clean makes Stop remove the logs too, and the state directory when nothing else is left in it.
 	Clean bool
 }
@@ -217,7 +223,7 @@ func (o *Options) Validate() error {
 		{"--apiserver-port", o.APIServerPort}, {"--etcd-port", o.EtcdPort}, {"--webhook-port", o.WebhookPort},
 		{"--manager-health-port", o.ManagerHealthPort}, {"--scheduler-port", o.SchedulerPort},
 		{"--controller-manager-port", o.ControllerManagerPort}, {"--default-scheduler-port", o.DefaultSchedulerPort},
-		{"--descheduler-port", o.DeschedulerPort},
+		{"--descheduler-port", o.DeschedulerPort}, {"--prometheus-port", o.PrometheusPort},
 	} {
 		if p.port < 0 || p.port > 65535 {
 			errs = append(errs, fmt.Errorf("%s: %d is not a port (0 picks a free one)", p.flag, p.port))

@@ -58,8 +58,9 @@ func TestOptionsValidate(t *testing.T) {
 			want: []string{"--nodes: 10001 is outside 1..10000"},
 		},
 		"ports": {
-			tc:   func(o *Options) { o.APIServerPort, o.WebhookPort = -1, 65536 },
-			want: []string{"--apiserver-port: -1 is not a port (0 picks a free one)", "--webhook-port: 65536 is not a port (0 picks a free one)"},
+			tc: func(o *Options) { o.APIServerPort, o.WebhookPort, o.PrometheusPort = -1, 65536, 70000 },
+			want: []string{"--apiserver-port: -1 is not a port (0 picks a free one)", "--webhook-port: 65536 is not a port (0 picks a free one)",
+				"--prometheus-port: 70000 is not a port (0 picks a free one)"},
 		},
 		"replicas": {
 			tc:   func(o *Options) { o.Replicas = MaxReplicas + 1 },

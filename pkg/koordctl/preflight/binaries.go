@@ -43,6 +43,8 @@ var (
 	ControlPlaneBinaries = []Binary{
 		{"etcd", "bin"}, {"kube-apiserver", "bin"}, {"kube-controller-manager", "bin"}, {"kube-scheduler", "bin"}, {"kwok", "bin"},
 	}
+	// MonitoringBinaries are built by `make bin` from hack/tools/go.mod, for `koordctl up --monitoring`.
+	MonitoringBinaries = []Binary{{"prometheus", "bin"}}
 	// KoordBinaries are built by `make build`.
 	KoordBinaries = []Binary{{"koord-manager", "build"}, {"koord-scheduler", "build"}, {"koord-descheduler", "build"}}
 )

@@ -91,6 +91,8 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.DeschedulerConfig, "descheduler-config", o.DeschedulerConfig, "A DeschedulerConfiguration file for koord-descheduler instead of config/descheduler/koord-descheduler-config.yaml.")
 	fs.BoolVar(&o.DeschedulerLowNodeLoad, "descheduler-low-node-load", o.DeschedulerLowNodeLoad, "Enable LowNodeLoad in every koord-descheduler profile, so that pods move off nodes above the high usage thresholds (the shipped configuration, like Koordinator's, has it off).")
 	fs.IntVar(&o.DeschedulerPort, "descheduler-port", o.DeschedulerPort, "koord-descheduler's /healthz, /readyz and /metrics port on 127.0.0.1; 0 picks a free one.")
+	fs.BoolVar(&o.Monitoring, "monitoring", o.Monitoring, "Run Prometheus (bin/prometheus, make bin) scraping every component, with Koord's alert rules, so that the dashboards' queries (charts/koord/files/dashboards) can be run against the local cluster through its HTTP API.")
+	fs.IntVar(&o.PrometheusPort, "prometheus-port", o.PrometheusPort, "Prometheus's HTTP port on 127.0.0.1 with --monitoring; 0 picks a free one.")
 	fs.StringVar(&o.AuditLog, "audit-log", o.AuditLog, "Write kube-apiserver's audit log (the metadata of every request: user agent, verb, resource, code; one JSON line each) to this file, to see which component asks what of the apiserver. Kept on stop. Empty: none.")
 	fs.IntVar(&o.Replicas, "replicas", o.Replicas, fmt.Sprintf("Replicas of koord-manager and koord-scheduler, 1..%d. With more than one they elect leaders as in a real cluster, a proxy on --webhook-port spreads webhook calls over the manager replicas, and a replica that exits is started again.", cluster.MaxReplicas))
 	fs.BoolVar(&o.Clean, "clean", o.Clean, "Also remove the logs when the cluster stops.")
@@ -210,4 +212,11 @@ Koord is running (%d nodes, up in %s). kube-apiserver: %s
 Logs: %s
 Stop: Ctrl-C here, or from another shell: koordctl down --state-dir=%s
 `, nodes, took, c.RESTConfig().Host, c.Kubeconfig(), c.SampleBEPodPath(), c.LogDir(), c.StateDir())
+	if url := c.PrometheusURL(); url != "" {
+		p.Printf(`
+Prometheus: %s (HTTP API; Koord's alert rules loaded)
+  curl -s '%s/api/v1/query' --data-urlencode 'query=sum(koord_manager_noderesource_batch_allocatable{resource="cpu"})'
+  curl -s '%s/api/v1/rules'              # the alert rules and their health
+`, url, url, url)
+	}
 }

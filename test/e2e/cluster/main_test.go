@@ -88,6 +88,8 @@ func TestMain(m *testing.M) {
 			// The agents' peak prediction trains every second and trusts a pod's history at once, so that
 			// TestMidResourcesFromPrediction sees a prediction within seconds at real speed.
 			opts.Prediction = &predictionConfig
+			// Prometheus scrapes every component, for TestDashboardsAndAlertsOnPrometheus.
+			opts.Monitoring = true
 			return nil
 		},
 		SetUp: func(ctx context.Context, c *cluster.Cluster) error {

@@ -188,26 +188,33 @@ func equalResources(a, b corev1.ResourceList) bool {
 }
 
 // setGauges sets the runtime, used and request gauges of every quota, and Koordinator's status gauge, and
-// removes those of quotas and resources that are gone.
+// removes those of quotas and resources that are gone. A quota has gauges for every resource its spec or its
+// figures name, 0 where a figure lacks it (no pod uses it yet), so that its graphs start at 0.
 func (p *Plugin) setGauges(statuses []cache.Status) {
 	seen := map[[3]string]bool{}
 	seenStatus := map[[6]string]bool{}
 	for _, s := range statuses {
+		names := map[corev1.ResourceName]bool{}
+		for _, a := range []quantity.Amounts{s.Runtime, s.Used, s.Request, s.Min, s.Max} {
+			for name := range a {
+				names[name] = true
+			}
+		}
 		for typ, amounts := range map[string]quantity.Amounts{"runtime": s.Runtime, "used": s.Used, "request": s.Request} {
-			for name, v := range amounts {
+			for name := range names {
 				key := [3]string{s.Name, string(name), typ}
 				seen[key] = true
-				p.metrics.QuotaResources.WithLabelValues(key[:]...).Set(float64(v))
+				p.metrics.QuotaResources.WithLabelValues(key[:]...).Set(float64(amounts[name]))
 			}
 		}
 		for field, amounts := range map[string]quantity.Amounts{
 			"runtime": s.Runtime, "request": s.Request, "allocated": s.Used, "non-preemptible-used": s.NonPreemptibleUsed,
 			"min": s.Min, "max": s.Max, "guaranteed": s.Guaranteed,
 		} {
-			for name, v := range amounts {
+			for name := range names {
 				key := [6]string{s.Name, string(name), s.TreeID, strconv.FormatBool(s.IsParent), s.Parent, field}
 				seenStatus[key] = true
-				p.metrics.QuotaStatus.WithLabelValues(key[:]...).Set(float64(v))
+				p.metrics.QuotaStatus.WithLabelValues(key[:]...).Set(float64(amounts[name]))
 			}
 		}
 	}
