@@ -53,6 +53,7 @@ import (
 	"github.com/koord-dev/koord/pkg/descheduler/framework"
 	"github.com/koord-dev/koord/pkg/descheduler/migration"
 	"github.com/koord-dev/koord/pkg/descheduler/plugins/lownodeload"
+	koordmetrics "github.com/koord-dev/koord/pkg/metrics"
 )
 
 // Options are koord-descheduler's command line.
@@ -133,16 +134,21 @@ func NewScheme() (*runtime.Scheme, error) {
 type Metrics struct {
 	LowNodeLoad *lownodeload.Metrics
 	Migration   *migration.Metrics
+	// Leading is koord_descheduler_leading.
+	Leading prometheus.Gauge
 }
 
 // NewMetrics creates them, unregistered.
 func NewMetrics() *Metrics {
-	return &Metrics{LowNodeLoad: lownodeload.NewMetrics(), Migration: migration.NewMetrics()}
+	return &Metrics{
+		LowNodeLoad: lownodeload.NewMetrics(), Migration: migration.NewMetrics(),
+		Leading: koordmetrics.NewLeadingGauge(koordmetrics.SubsystemDescheduler, "koord-descheduler", "runs the profiles and the MigrationController"),
+	}
 }
 
 // Register registers them with reg.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
-	return errors.Join(m.LowNodeLoad.Register(reg), m.Migration.Register(reg))
+	return errors.Join(m.LowNodeLoad.Register(reg), m.Migration.Register(reg), reg.Register(m.Leading))
 }
 
 // registeredMetrics returns koord-descheduler's metrics, registered in controller-runtime's registry (which
@@ -202,6 +208,9 @@ func New(ctx context.Context, cfg *rest.Config, c *config.DeschedulerConfigurati
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
+	}
+	if err := mgr.Add(koordmetrics.LeadingRunnable{Elected: mgr.Elected(), Gauge: registeredMetrics().Leading}); err != nil {
+		return nil, fmt.Errorf("add the leading gauge: %w", err)
 	}
 	if healthAddr != "0" {
 		if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {

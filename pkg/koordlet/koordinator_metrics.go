@@ -18,6 +18,8 @@ package koordlet
 
 import (
 	"errors"
+	"slices"
+	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
@@ -42,9 +44,10 @@ type koordinatorMetrics struct {
 	node      string
 }
 
-// newKoordinatorMetrics returns the metrics of node, aliasing those source gathers.
-func newKoordinatorMetrics(source prometheus.Gatherer, node string) (*koordinatorMetrics, error) {
-	aliases, err := koordmetrics.NewAliasCollector(source, koordletAliases(node)...)
+// newKoordinatorMetrics returns the metrics of node, aliasing those source gathers; cpuFull tells whether the
+// kernel reports full cpu pressure (Koordinator's cpu_full_supported label).
+func newKoordinatorMetrics(source prometheus.Gatherer, node string, cpuFull func() bool) (*koordinatorMetrics, error) {
+	aliases, err := koordmetrics.NewAliasCollector(source, koordletAliases(node, cpuFull)...)
 	if err != nil {
 		return nil, err
 	}
@@ -68,9 +71,22 @@ func (m *koordinatorMetrics) started(unixSeconds float64) {
 	m.startTime.WithLabelValues(m.node).Set(unixSeconds)
 }
 
-// koordletAliases are the aliases of koordlet's metrics on node.
-func koordletAliases(node string) []koordmetrics.Alias {
+// koordletAliases are the aliases of koordlet's metrics on node; cpuFull tells whether the kernel reports full
+// cpu pressure.
+func koordletAliases(node string, cpuFull func() bool) []koordmetrics.Alias {
 	nodeLabel := koordmetrics.Const("node", node)
+	// Koordinator labels each PSI series with whether its resource's pressure file has a full line: always for
+	// memory and io, for cpu from Linux 5.13 on.
+	cpuFullSupported := koordmetrics.AliasLabel{Name: "cpu_full_supported", Value: func(l map[string]string) string {
+		return strconv.FormatBool(l["psi_resource_type"] != "cpu" || cpuFull())
+	}}
+	psiLabels := []koordmetrics.AliasLabel{
+		{Name: "psi_resource_type", From: "psi_resource_type"}, {Name: "psi_precision", From: "psi_precision"},
+		{Name: "psi_degree", From: "psi_degree"}, cpuFullSupported,
+	}
+	podLabels := []koordmetrics.AliasLabel{
+		nodeLabel, {Name: "pod_uid", From: "pod_uid"}, {Name: "pod_name", From: "pod_name"}, {Name: "pod_namespace", From: "pod_namespace"},
+	}
 	// Koordinator names its predictors after their types and gives each resource a unit.
 	predictor := koordmetrics.AliasLabel{Name: "predictor", From: "predictor", Values: map[string]string{
 		"pod": "podReclaimablePredictor", "priority": "priorityReclaimablePredictor", "min": "minPredictor",
@@ -99,6 +115,11 @@ func koordletAliases(node string) []koordmetrics.Alias {
 			Labels: []koordmetrics.AliasLabel{nodeLabel, predictor, resource, unit},
 		},
 		{
+			Source: "koord_koordlet_pod_psi", Name: "koordlet_pod_psi", Type: prometheus.GaugeValue,
+			Help:   "Koordinator's name: pressure stall information of each running pod's cgroup, in percent of wall time, with cpu_full_supported (koord_koordlet_pod_psi).",
+			Labels: slices.Concat(podLabels, psiLabels),
+		},
+		{
 			Source: "koord_koordlet_prediction_prod_peak", Name: "koordlet_node_predicted_resource_peak", Type: prometheus.GaugeValue,
 			Help:   "Koordinator's name: predicted peak usage of the prod pods and the system, by predictor, resource and unit (core, byte) (koord_koordlet_prediction_prod_peak).",
 			Labels: []koordmetrics.AliasLabel{nodeLabel, predictor, resource, unit},
@@ -109,7 +130,7 @@ func koordletAliases(node string) []koordmetrics.Alias {
 // RegisterAllMetrics registers with reg every collector an agent may register, unconnected to any node: what
 // its /metrics can serve, for the documentation of the metrics (docs/metrics.md).
 func RegisterAllMetrics(reg prometheus.Registerer) error {
-	km, err := newKoordinatorMetrics(prometheus.NewRegistry(), "")
+	km, err := newKoordinatorMetrics(prometheus.NewRegistry(), "", func() bool { return false })
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ package koordlet
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/koord-dev/koord/pkg/koordlet/collector"
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
 	"github.com/koord-dev/koord/pkg/koordlet/metriccache"
 	"github.com/koord-dev/koord/pkg/koordlet/prediction"
@@ -38,16 +40,24 @@ import (
 // Koordinator's node label first.
 func TestKoordletAliasSources(t *testing.T) {
 	infos, err := koordmetrics.Describe(func(r prometheus.Registerer) error {
-		return errors.Join(evictor.NewMetrics().Register(r), cpusuppress.NewMetrics().Register(r), prediction.NewMetrics().Register(r))
+		return errors.Join(evictor.NewMetrics().Register(r), cpusuppress.NewMetrics().Register(r), prediction.NewMetrics().Register(r),
+			collector.NewMetrics().Register(r))
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	types := map[string]string{}
+	labels := map[string][]string{}
 	for _, i := range infos {
 		types[i.Name] = i.Type
+		labels[i.Name] = i.Labels
 	}
-	for _, a := range koordletAliases("n1") {
+	for _, a := range koordletAliases("n1", func() bool { return false }) {
+		for _, l := range a.Labels {
+			if l.From != "" && !slices.Contains(labels[a.Source], l.From) {
+				t.Errorf("alias %s: label %s copies %s, which source %s does not have (%v)", a.Name, l.Name, l.From, a.Source, labels[a.Source])
+			}
+		}
 		want := "gauge"
 		if a.Type == prometheus.CounterValue {
 			want = "counter"
@@ -75,7 +85,7 @@ func TestKoordinatorMetrics(t *testing.T) {
 	if err := sup.Register(source); err != nil {
 		t.Fatal(err)
 	}
-	km, err := newKoordinatorMetrics(source, "n1")
+	km, err := newKoordinatorMetrics(source, "n1", func() bool { return false })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +101,41 @@ koordlet_start_time{node="n1"} 1.7e+09
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "koordlet_start_time"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestPodPSIAlias: Koordinator's koordlet_pod_psi carries the node and cpu_full_supported, true for memory and
+// io, and for cpu once the kernel showed a full cpu line.
+func TestPodPSIAlias(t *testing.T) {
+	source := prometheus.NewRegistry()
+	psi := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "koord_koordlet_pod_psi", Help: "pod psi"},
+		[]string{"pod_uid", "pod_name", "pod_namespace", "psi_resource_type", "psi_precision", "psi_degree"})
+	source.MustRegister(psi)
+	psi.WithLabelValues("u1", "web", "default", "cpu", "avg10", "some").Set(1.5)
+	psi.WithLabelValues("u1", "web", "default", "mem", "avg10", "full").Set(0.25)
+	var cpuFull bool
+	km, err := newKoordinatorMetrics(source, "n1", func() bool { return cpuFull })
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	if err := km.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	want := func(cpu string) string {
+		return `
+# HELP koordlet_pod_psi Koordinator's name: pressure stall information of each running pod's cgroup, in percent of wall time, with cpu_full_supported (koord_koordlet_pod_psi).
+# TYPE koordlet_pod_psi gauge
+koordlet_pod_psi{cpu_full_supported="` + cpu + `",node="n1",pod_name="web",pod_namespace="default",pod_uid="u1",psi_degree="some",psi_precision="avg10",psi_resource_type="cpu"} 1.5
+koordlet_pod_psi{cpu_full_supported="true",node="n1",pod_name="web",pod_namespace="default",pod_uid="u1",psi_degree="full",psi_precision="avg10",psi_resource_type="mem"} 0.25
+`
+	}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want("false")), "koordlet_pod_psi"); err != nil {
+		t.Errorf("before a full cpu line: %v", err)
+	}
+	cpuFull = true
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want("true")), "koordlet_pod_psi"); err != nil {
+		t.Errorf("after a full cpu line: %v", err)
 	}
 }
 

@@ -48,6 +48,7 @@ import (
 	"github.com/koord-dev/koord/pkg/manager/controller/quotaprofile"
 	"github.com/koord-dev/koord/pkg/manager/sloconfig"
 	"github.com/koord-dev/koord/pkg/manager/webhook"
+	koordmetrics "github.com/koord-dev/koord/pkg/metrics"
 )
 
 // NewScheme returns the scheme koord-manager works with: Kubernetes built-ins and every Koord API group.
@@ -166,6 +167,9 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (ctrl.Manager, error)
 func setupControllers(mgr ctrl.Manager, o Options, controllers []string) error {
 	store := sloconfig.NewStore()
 	m := registeredMetrics()
+	if err := mgr.Add(koordmetrics.LeadingRunnable{Elected: mgr.Elected(), Gauge: m.Leading}); err != nil {
+		return fmt.Errorf("add the leading gauge: %w", err)
+	}
 	if err := sloconfig.SetupLoader(mgr, store, sloconfig.LoaderOptions{Namespace: o.SLOConfigNamespace, Name: o.SLOConfigName, Metrics: m.SLOConfig}); err != nil {
 		return fmt.Errorf("set up slo-controller-config loader: %w", err)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/koord-dev/koord/pkg/manager/controller/noderesource"
 	"github.com/koord-dev/koord/pkg/manager/sloconfig"
 	"github.com/koord-dev/koord/pkg/manager/webhook"
+	koordmetrics "github.com/koord-dev/koord/pkg/metrics"
 )
 
 // Metrics are koord-manager's metrics, of every package that records any.
@@ -34,16 +35,21 @@ type Metrics struct {
 	SLOConfig    *sloconfig.Metrics
 	NodeResource *noderesource.Metrics
 	Webhook      *webhook.Metrics
+	// Leading is koord_manager_leading.
+	Leading prometheus.Gauge
 }
 
 // NewMetrics creates them, unregistered.
 func NewMetrics() *Metrics {
-	return &Metrics{SLOConfig: sloconfig.NewMetrics(), NodeResource: noderesource.NewMetrics(), Webhook: webhook.NewMetrics()}
+	return &Metrics{
+		SLOConfig: sloconfig.NewMetrics(), NodeResource: noderesource.NewMetrics(), Webhook: webhook.NewMetrics(),
+		Leading: koordmetrics.NewLeadingGauge(koordmetrics.SubsystemManager, "koord-manager", "runs the controllers; every replica serves the webhooks"),
+	}
 }
 
 // Register registers them with reg.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
-	return errors.Join(m.SLOConfig.Register(reg), m.NodeResource.Register(reg), m.Webhook.Register(reg))
+	return errors.Join(m.SLOConfig.Register(reg), m.NodeResource.Register(reg), m.Webhook.Register(reg), reg.Register(m.Leading))
 }
 
 // registeredMetrics returns koord-manager's metrics, registered in controller-runtime's registry (which the

@@ -106,6 +106,14 @@ func RuleGroups() []RuleGroup {
 				`sum(koord_scheduler_leading) < 1`,
 				"No koord-scheduler replica leads.",
 				"No koord-scheduler replica holds the lease: pods of schedulerName koord-scheduler stay pending. Check the replicas' logs and the lease in the install namespace."),
+			rule("KoordManagerNoLeader", SeverityCritical, "5m",
+				`sum(koord_manager_leading) < 1`,
+				"No koord-manager replica leads.",
+				"No koord-manager replica holds the lease: batch and mid resources, NodeSLOs and NodeMetrics are not updated (the webhooks still answer). Check the replicas' logs and the lease in the install namespace."),
+			rule("KoordDeschedulerNoLeader", SeverityWarning, "15m",
+				`sum(koord_descheduler_leading) < 1`,
+				"No koord-descheduler replica leads.",
+				"No koord-descheduler replica holds the lease: hot nodes are not relieved and PodMigrationJobs do not progress. Check the replicas' logs and the lease in the install namespace."),
 		}},
 	}
 }

@@ -53,8 +53,11 @@ func colocationOverview() Dashboard {
 					{Expr: `koord_koordlet_be_cpu_allowed_cores`, Legend: "{{node}} allowed"},
 					{Expr: `koord_koordlet_be_cpu_suppress_cores`, Legend: "{{node}} {{policy}}"},
 				}},
-			{Title: "Evictions by koordlet (per minute)", Kind: PanelTimeSeries, Unit: "short", Width: 24,
+			{Title: "Evictions by koordlet (per minute)", Kind: PanelTimeSeries, Unit: "short", Width: 18,
 				Queries: []Query{{Expr: `sum by (reason) (rate(koord_koordlet_evictions_total[5m])) * 60`, Legend: "{{reason}}"}}},
+			{Title: "koord-manager leading replicas", Kind: PanelStat, Unit: "short", Width: 6,
+				Description: "koord-manager replicas that lead (compute batch and mid resources, NodeSLOs and NodeMetrics); 1 in a healthy cluster.",
+				Queries:     []Query{{Expr: `sum(koord_manager_leading)`}}},
 		},
 	}
 }
@@ -160,6 +163,9 @@ func descheduling() Dashboard {
 		UID: "koord-descheduling", Title: "Koord / Descheduling",
 		Description: "LowNodeLoad's view of the nodes and the PodMigrationJobs that move pods off hot nodes.",
 		Panels: []Panel{
+			{Title: "Leading replicas", Kind: PanelStat, Unit: "short", Width: 6,
+				Description: "koord-descheduler replicas that lead (run the profiles and the MigrationController); 1 in a healthy cluster.",
+				Queries:     []Query{{Expr: `sum(koord_descheduler_leading)`}}},
 			{Title: "Nodes by class", Kind: PanelTimeSeries, Unit: "short",
 				Description: "LowNodeLoad's classification of the nodes of each pool: low, normal or high usage.",
 				Queries:     []Query{{Expr: `sum by (pool, class) (koord_descheduler_lownodeload_nodes)`, Legend: "{{pool}} {{class}}"}}},

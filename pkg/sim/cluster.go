@@ -262,6 +262,7 @@ func NewCluster(kube kubernetes.Interface, koord versioned.Interface, clk *Clock
 
 		predictionMetrics: prediction.NewMetrics(),
 	}
+	opts.Metrics.agent.setSource(c.Snapshot)
 	selector := opts.NodeSelector.String()
 	c.nodeInformer = coreinformers.NewTypedFilteredNodeInformer(kube, 0, nil, func(o *metav1.ListOptions) {
 		o.LabelSelector = selector
@@ -592,6 +593,10 @@ type NodeSnapshot struct {
 	MemoryCapacity float64
 	// Last is the model's state at the node's last round; zero before it.
 	Last Moment
+	// LastPods is the usage of each pod running at Last, by namespace and name.
+	LastPods []PodUsage
+	// SuppressionPolicy is the BE CPU suppression policy in force at Last; empty while suppression is off.
+	SuppressionPolicy slov1alpha1.CPUSuppressPolicy
 	// LastReport is when its NodeMetric was last written; zero before.
 	LastReport time.Time
 }

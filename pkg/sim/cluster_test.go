@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -291,7 +293,7 @@ func TestClusterReportsNodeMetrics(t *testing.T) {
 	}
 	n3 := s.Nodes[2]
 	wantLast := Moment{Time: reportedAt, NodeCPU: 6.5, NodeMemory: 11 * gi, LSCPU: 4, BECPU: 2, BEDemandCPU: 4,
-		BELimitCPU: 2, Suppressed: true, Pods: 2, BEPods: 1}
+		BEAllowedCPU: 2, BELimitCPU: 2, Suppressed: true, Pods: 2, BEPods: 1}
 	if diff := cmp.Diff(wantLast, n3.Last, approx); diff != "" {
 		t.Errorf("last moment of n3 (-want,+got):\n%s", diff)
 	}
@@ -332,6 +334,65 @@ koord_sim_reports_total{result="success"} 3
 	if n := testutil.CollectAndCount(c.registry, "koord_sim_report_duration_seconds", "koord_sim_round_lag_seconds"); n != 2 {
 		t.Errorf("got %d of the report duration and round lag histograms, want 2", n)
 	}
+
+	// koordlet's gauges of each node at its last round, with the node label; suppression only on n3.
+	const mi = 1 << 20
+	wantGauges := map[string]float64{
+		`koord_koordlet_node_usage{node="n1",resource="cpu"}`:               2.2,
+		`koord_koordlet_node_usage{node="n1",resource="memory"}`:            11776 * mi,
+		`koord_koordlet_node_usage{node="n2",resource="cpu"}`:               2.4,
+		`koord_koordlet_node_usage{node="n2",resource="memory"}`:            7680 * mi,
+		`koord_koordlet_node_usage{node="n3",resource="cpu"}`:               6.5,
+		`koord_koordlet_node_usage{node="n3",resource="memory"}`:            11 * gi,
+		`koordlet_node_used_cpu_cores{node="n1"}`:                           2.2,
+		`koordlet_node_used_cpu_cores{node="n2"}`:                           2.4,
+		`koordlet_node_used_cpu_cores{node="n3"}`:                           6.5,
+		`koordlet_node_used_memory_bytes{node="n1"}`:                        11776 * mi,
+		`koordlet_node_used_memory_bytes{node="n2"}`:                        7680 * mi,
+		`koordlet_node_used_memory_bytes{node="n3"}`:                        11 * gi,
+		`koord_koordlet_be_cpu_allowed_cores{node="n3"}`:                    2,
+		`koord_koordlet_be_cpu_suppress_cores{node="n3",policy="cfsQuota"}`: 2,
+		`koordlet_be_suppress_cpu_cores{node="n3",type="cfsQuota"}`:         2,
+	}
+	for _, p := range []struct {
+		node, name  string
+		cpu, memory float64
+	}{
+		{"n1", "be-1", 1, 3584 * mi}, {"n1", "ls-1", 1, 7 * gi},
+		{"n2", "bad-2", 0.5, 3584 * mi}, {"n2", "web-2", 1.5, 3 * gi},
+		{"n3", "be-3", 2, 4 * gi}, {"n3", "ls-3", 4, 6 * gi},
+	} {
+		labels := fmt.Sprintf(`node=%q,pod_name=%q,pod_namespace="default",pod_uid=%q`, p.node, p.name, p.name)
+		wantGauges[`koord_koordlet_pod_usage{`+labels+`,resource="cpu"}`] = p.cpu
+		wantGauges[`koord_koordlet_pod_usage{`+labels+`,resource="memory"}`] = p.memory
+	}
+	if diff := cmp.Diff(wantGauges, gatherGauges(t, c.registry, "koord_koordlet_", "koordlet_"), approx); diff != "" {
+		t.Errorf("koordlet gauges of the simulated nodes (-want,+got):\n%s", diff)
+	}
+}
+
+// gatherGauges returns the value of every gauge series in g whose name has one of prefixes, keyed by the series
+// in the exposition format (labels sorted by name).
+func gatherGauges(t *testing.T, g prometheus.Gatherer, prefixes ...string) map[string]float64 {
+	t.Helper()
+	families, err := g.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		if f.GetType() != dto.MetricType_GAUGE || !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(f.GetName(), p) }) {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := make([]string, 0, len(m.GetLabel()))
+			for _, l := range m.GetLabel() {
+				labels = append(labels, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+			}
+			out[f.GetName()+"{"+strings.Join(labels, ",")+"}"] = m.GetGauge().GetValue()
+		}
+	}
+	return out
 }
 
 func TestClusterMemoryEvictionAndLSBreaches(t *testing.T) {

@@ -55,6 +55,10 @@ type Metrics struct {
 	// evictor holds koord_koordlet_evictions_total and koord_koordlet_evictions_rejected_total of the simulated
 	// agents' evictions.
 	evictor *evictor.Metrics
+	// agent holds koordlet's usage and suppression gauges of every simulated node (koord_koordlet_node_usage,
+	// pod_usage, be_cpu_allowed_cores, be_cpu_suppress_cores and their Koordinator names), with a node label,
+	// of the last Cluster created with these Metrics.
+	agent *agentCollector
 }
 
 // NewMetrics creates the collectors, unregistered.
@@ -95,6 +99,7 @@ func NewMetrics() *Metrics {
 				"usage.",
 		}),
 		evictor: evictor.NewMetrics(),
+		agent:   newAgentCollector(),
 	}
 }
 
@@ -103,5 +108,6 @@ func (m *Metrics) Register(reg prometheus.Registerer) error {
 	return errors.Join(
 		reg.Register(m.nodes), reg.Register(m.reports), reg.Register(m.reportDuration), reg.Register(m.lag),
 		reg.Register(m.suppressed), reg.Register(m.breaches), reg.Register(m.invalid), m.evictor.Register(reg),
+		reg.Register(m.agent),
 	)
 }

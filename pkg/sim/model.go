@@ -256,7 +256,10 @@ type Moment struct {
 	BECPU float64
 	// BEDemandCPU is the CPU the BE pods' profiles ask for, within their limits.
 	BEDemandCPU float64
-	// BELimitCPU is what suppression allows the BE pods; +Inf when suppression is off.
+	// BEAllowedCPU is the suppression formula's result (cpusuppress.BEAllowed); +Inf when suppression is off.
+	BEAllowedCPU float64
+	// BELimitCPU is what suppression allows the BE pods: BEAllowedCPU as the policy applies it (whole CPUs
+	// for cpuset, at least the minimum quota for cfsQuota); +Inf when suppression is off.
 	BELimitCPU float64
 	// Suppressed tells that the BE pods were scaled down to BELimitCPU.
 	Suppressed bool
@@ -279,6 +282,31 @@ func (m *NodeModel) At(t time.Time) Moment {
 	return mo
 }
 
+// PodUsage is one running pod's usage at a moment.
+type PodUsage struct {
+	// UID identifies the pod; Namespace and Name are filled by the caller that knows the pod object.
+	UID             types.UID
+	Namespace, Name string
+	// CPU is in cores, after suppression; Memory in bytes.
+	CPU, Memory float64
+}
+
+// AtWithPods returns the state of the model at t and the usage of each pod running then, in the order of
+// m.Pods.
+func (m *NodeModel) AtWithPods(t time.Time) (Moment, []PodUsage) {
+	cpu := make([]float64, len(m.Pods))
+	mem := make([]float64, len(m.Pods))
+	mo := m.eval(t.UnixNano(), cpu, mem)
+	mo.Time = t
+	pods := make([]PodUsage, 0, mo.Pods)
+	for i := range m.Pods {
+		if !math.IsNaN(cpu[i]) {
+			pods = append(pods, PodUsage{UID: m.Pods[i].UID, CPU: cpu[i], Memory: mem[i]})
+		}
+	}
+	return mo, pods
+}
+
 // PodAt returns the CPU (cores) and memory (bytes) usage at t of the pod with uid, after suppression, and
 // whether it ran then.
 func (m *NodeModel) PodAt(uid types.UID, t time.Time) (cpu, mem float64, ok bool) {
@@ -296,7 +324,7 @@ func (m *NodeModel) PodAt(uid types.UID, t time.Time) (cpu, mem float64, ok bool
 // eval fills cpu and mem (of len(m.Pods)) with each pod's usage at ns, NaN for a pod not running then, and
 // returns the node's totals. Moment.Time is left unset.
 func (m *NodeModel) eval(ns int64, cpu, mem []float64) Moment {
-	mo := Moment{BELimitCPU: math.Inf(1)}
+	mo := Moment{BEAllowedCPU: math.Inf(1), BELimitCPU: math.Inf(1)}
 	for i := range m.Pods {
 		p := &m.Pods[i]
 		c, r, ok := p.at(ns)
@@ -320,7 +348,7 @@ func (m *NodeModel) eval(ns int64, cpu, mem []float64) Moment {
 	}
 	mo.BECPU = mo.BEDemandCPU
 	if s := m.Suppression; s != nil {
-		mo.BELimitCPU = m.beLimit(s, mo.LSCPU)
+		mo.BEAllowedCPU, mo.BELimitCPU = m.beLimit(s, mo.LSCPU)
 		if mo.BEDemandCPU > mo.BELimitCPU {
 			mo.Suppressed = true
 			scale := mo.BELimitCPU / mo.BEDemandCPU
@@ -339,10 +367,10 @@ func (m *NodeModel) eval(ns int64, cpu, mem []float64) Moment {
 }
 
 // beLimit returns the CPU the BE pods may use under s when the other pods use lsCPU: BEAllowed of the
-// suppression strategy, turned into whole CPUs (at least 2, at most the capacity) under the cpuset policy and
-// into at least the minimum CFS quota under the cfsQuota policy.
-func (m *NodeModel) beLimit(s *Suppression, lsCPU float64) float64 {
-	allowed := cpusuppress.BEAllowed(cpusuppress.Inputs{
+// suppression strategy, and that turned into whole CPUs (at least 2, at most the capacity) under the cpuset
+// policy or into at least the minimum CFS quota under the cfsQuota policy.
+func (m *NodeModel) beLimit(s *Suppression, lsCPU float64) (allowed, limit float64) {
+	allowed = cpusuppress.BEAllowed(cpusuppress.Inputs{
 		Capacity:         m.CPUCapacity,
 		ThresholdPercent: s.ThresholdPercent,
 		MinPercent:       s.MinPercent,
@@ -351,10 +379,10 @@ func (m *NodeModel) beLimit(s *Suppression, lsCPU float64) float64 {
 		NodeReserved:     s.NodeReserved,
 	})
 	if s.Policy == slov1alpha1.CPUCfsQuotaPolicy {
-		return max(allowed, float64(cpusuppress.MinQuotaUs)/cfsPeriodUs)
+		return allowed, max(allowed, float64(cpusuppress.MinQuotaUs)/cfsPeriodUs)
 	}
 	cpus := int(math.Floor(m.CPUCapacity))
-	return float64(cpusuppress.CPUSetSize(allowed, cpus, cpus, cpus))
+	return allowed, float64(cpusuppress.CPUSetSize(allowed, cpus, cpus, cpus))
 }
 
 // cfsPeriodUs is the CFS period of the besteffort cgroup, 100 ms.

@@ -193,41 +193,41 @@ func TestNodeModelSuppression(t *testing.T) {
 		"off": {
 			node: suppressionNode(4, nil),
 			want: Moment{Time: at, NodeCPU: 8.5, NodeMemory: 4 * gi, LSCPU: 4, BECPU: 4, BEDemandCPU: 4,
-				BELimitCPU: math.Inf(1), Pods: 3, BEPods: 2},
+				BEAllowedCPU: math.Inf(1), BELimitCPU: math.Inf(1), Pods: 3, BEPods: 2},
 			wantBEA: 3,
 		},
 		// BEAllowed = 10 × 65% − 4 − max(0.5, 0) = 2: both BE pods get half of what they ask.
 		"cfs-quota-scales-down": {
 			node: suppressionNode(4, cfsQuota),
-			want: Moment{Time: at, NodeCPU: 6.5, NodeMemory: 4 * gi, LSCPU: 4, BECPU: 2, BEDemandCPU: 4, BELimitCPU: 2,
+			want: Moment{Time: at, NodeCPU: 6.5, NodeMemory: 4 * gi, LSCPU: 4, BECPU: 2, BEDemandCPU: 4, BEAllowedCPU: 2, BELimitCPU: 2,
 				Suppressed: true, Pods: 3, BEPods: 2},
 			wantBEA: 1.5,
 		},
 		// BEAllowed = 6.5 − 1 − 0.5 = 5 ≥ 4: nothing to suppress.
 		"cfs-quota-room-left": {
 			node: suppressionNode(1, cfsQuota),
-			want: Moment{Time: at, NodeCPU: 5.5, NodeMemory: 4 * gi, LSCPU: 1, BECPU: 4, BEDemandCPU: 4, BELimitCPU: 5,
+			want: Moment{Time: at, NodeCPU: 5.5, NodeMemory: 4 * gi, LSCPU: 1, BECPU: 4, BEDemandCPU: 4, BEAllowedCPU: 5, BELimitCPU: 5,
 				Pods: 3, BEPods: 2},
 			wantBEA: 3,
 		},
 		// BEAllowed = 6.5 − 5.5 − 0.5 = 0.5: the cpuset keeps 2 whole CPUs.
 		"cpuset-keeps-two-cpus": {
 			node: suppressionNode(5.5, cpuset),
-			want: Moment{Time: at, NodeCPU: 8, NodeMemory: 4 * gi, LSCPU: 5.5, BECPU: 2, BEDemandCPU: 4, BELimitCPU: 2,
+			want: Moment{Time: at, NodeCPU: 8, NodeMemory: 4 * gi, LSCPU: 5.5, BECPU: 2, BEDemandCPU: 4, BEAllowedCPU: 0.5, BELimitCPU: 2,
 				Suppressed: true, Pods: 3, BEPods: 2},
 			wantBEA: 1.5,
 		},
 		// BEAllowed = 6.5 − 3.7 − 0.5 = 2.3: the cpuset rounds up to 3 CPUs.
 		"cpuset-rounds-up": {
 			node: suppressionNode(3.7, cpuset),
-			want: Moment{Time: at, NodeCPU: 7.2, NodeMemory: 4 * gi, LSCPU: 3.7, BECPU: 3, BEDemandCPU: 4, BELimitCPU: 3,
+			want: Moment{Time: at, NodeCPU: 7.2, NodeMemory: 4 * gi, LSCPU: 3.7, BECPU: 3, BEDemandCPU: 4, BEAllowedCPU: 2.3, BELimitCPU: 3,
 				Suppressed: true, Pods: 3, BEPods: 2},
 			wantBEA: 2.25,
 		},
-		// The LS pod alone uses 7 > 65% of 10 cores; BEAllowed is negative, the quota floor is 0.02 cores.
+		// The LS pod alone uses 7 > 65% of 10 cores; BEAllowed is 0 (not below), the quota floor is 0.02 cores.
 		"ls-threshold-breached": {
 			node: suppressionNode(7, cfsQuota),
-			want: Moment{Time: at, NodeCPU: 7.52, NodeMemory: 4 * gi, LSCPU: 7, BECPU: 0.02, BEDemandCPU: 4, BELimitCPU: 0.02,
+			want: Moment{Time: at, NodeCPU: 7.52, NodeMemory: 4 * gi, LSCPU: 7, BECPU: 0.02, BEDemandCPU: 4, BEAllowedCPU: 0, BELimitCPU: 0.02,
 				Suppressed: true, LSThresholdBreached: true, Pods: 3, BEPods: 2},
 			wantBEA: 0.015,
 		},
@@ -237,13 +237,13 @@ func TestNodeModelSuppression(t *testing.T) {
 				return n
 			}(),
 			// BEAllowed = 6.5 − 4 − max(0.5, 1) = 1.5.
-			want: Moment{Time: at, NodeCPU: 6, NodeMemory: 4 * gi, LSCPU: 4, BECPU: 1.5, BEDemandCPU: 4, BELimitCPU: 1.5,
+			want: Moment{Time: at, NodeCPU: 6, NodeMemory: 4 * gi, LSCPU: 4, BECPU: 1.5, BEDemandCPU: 4, BEAllowedCPU: 1.5, BELimitCPU: 1.5,
 				Suppressed: true, Pods: 3, BEPods: 2},
 			wantBEA: 1.125,
 		},
 		"min-percent-floor": {
 			node: suppressionNode(7, &Suppression{Policy: slov1alpha1.CPUCfsQuotaPolicy, ThresholdPercent: 65, MinPercent: ptr.To[int64](10)}),
-			want: Moment{Time: at, NodeCPU: 8.5, NodeMemory: 4 * gi, LSCPU: 7, BECPU: 1, BEDemandCPU: 4, BELimitCPU: 1,
+			want: Moment{Time: at, NodeCPU: 8.5, NodeMemory: 4 * gi, LSCPU: 7, BECPU: 1, BEDemandCPU: 4, BEAllowedCPU: 1, BELimitCPU: 1,
 				Suppressed: true, LSThresholdBreached: true, Pods: 3, BEPods: 2},
 			wantBEA: 0.75,
 		},
@@ -304,7 +304,7 @@ func TestNodeModelMidPods(t *testing.T) {
 	at := since.Add(time.Hour)
 	// LS 2 + mid 1.5 = 3.5 non-BE cores, of which 1.5 mid; node 3.5 + 1 + 0.5.
 	want := Moment{Time: at, NodeCPU: 5, NodeMemory: 8 * gi, LSCPU: 3.5, MidCPU: 1.5, BECPU: 1, BEDemandCPU: 1,
-		BELimitCPU: math.Inf(1), Pods: 3, BEPods: 1, MidPods: 1}
+		BEAllowedCPU: math.Inf(1), BELimitCPU: math.Inf(1), Pods: 3, BEPods: 1, MidPods: 1}
 	if diff := cmp.Diff(want, m.At(at)); diff != "" {
 		t.Errorf("moment (-want,+got):\n%s", diff)
 	}

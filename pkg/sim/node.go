@@ -284,17 +284,42 @@ func (n *simNode) round(ctx context.Context) time.Time {
 
 	c.opts.Metrics.suppressed.Add(float64(delta.SuppressedMoments))
 	c.opts.Metrics.breaches.Add(float64(delta.LSThresholdBreaches))
-	last := model.At(time.Unix(0, floorDiv(now.UnixNano(), int64(c.opts.CollectInterval))*int64(c.opts.CollectInterval)))
+	last, lastPods := model.AtWithPods(time.Unix(0, floorDiv(now.UnixNano(), int64(c.opts.CollectInterval))*int64(c.opts.CollectInterval)))
+	lastPods = nameLastPods(lastPods, pods)
+	var policy slov1alpha1.CPUSuppressPolicy
+	if model.Suppression != nil {
+		policy = model.Suppression.Policy
+	}
 	n.mu.Lock()
 	n.stats.Counters.add(delta)
 	n.stats.CPUCapacity, n.stats.MemoryCapacity = model.CPUCapacity, model.MemoryCapacity
-	n.stats.Last = last
+	n.stats.Last, n.stats.LastPods, n.stats.SuppressionPolicy = last, lastPods, policy
 	if !lastReport.IsZero() {
 		n.stats.LastReport = lastReport
 	}
 	n.mu.Unlock()
 	n.ticked = true
 	return next
+}
+
+// nameLastPods fills the namespace and name of each pod usage from pods, drops the usage of pods no longer
+// among them (stopped within the round), and returns the rest sorted by namespace and name.
+func nameLastPods(usage []PodUsage, pods []*corev1.Pod) []PodUsage {
+	byUID := make(map[types.UID]*corev1.Pod, len(pods))
+	for _, p := range pods {
+		byUID[p.UID] = p
+	}
+	named := usage[:0]
+	for _, u := range usage {
+		if p, ok := byUID[u.UID]; ok {
+			u.Namespace, u.Name = p.Namespace, p.Name
+			named = append(named, u)
+		}
+	}
+	slices.SortFunc(named, func(a, b PodUsage) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return named
 }
 
 // podStart returns when the agent saw pod start running, in simulated time: the prediction's cold start counts

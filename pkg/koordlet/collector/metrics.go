@@ -18,6 +18,7 @@ package collector
 
 import (
 	"errors"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -49,6 +50,14 @@ type Metrics struct {
 	nodePSI *prometheus.GaugeVec
 	// podPSI is koord_koordlet_pod_psi{pod_uid,pod_name,pod_namespace,psi_resource_type,psi_precision,psi_degree}.
 	podPSI *prometheus.GaugeVec
+	// cpuFull is set once a cpu pressure file had a full line (Linux 5.13 and later).
+	cpuFull atomic.Bool
+}
+
+// CPUFullSupported reports whether the kernel reports full cpu pressure: whether a cpu pressure file read so far
+// had a full line. Koordinator labels its PSI metrics with it (cpu_full_supported).
+func (m *Metrics) CPUFullSupported() bool {
+	return m.cpuFull.Load()
 }
 
 // NewMetrics creates the collectors, unregistered.

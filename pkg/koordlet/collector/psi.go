@@ -149,6 +149,9 @@ func (c *Collector) appendPSI(kind metriccache.Kind, id string, res *psiResource
 	c.cache.Append(key(kind, id, res.some), now, p.Some.Avg10)
 	if p.HasFull {
 		c.cache.Append(key(kind, id, res.full), now, p.Full.Avg10)
+		if res.r == cgroup.PressureCPU && c.metrics != nil {
+			c.metrics.cpuFull.Store(true)
+		}
 	}
 }
 

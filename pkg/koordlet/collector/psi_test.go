@@ -131,8 +131,15 @@ func TestCollectPSI(t *testing.T) {
 
 			col := collector.New(cgroup.NewManager(fs.Layout()), proc.root, cache, pods,
 				collector.WithClock(clk), collector.WithPSI(), collector.WithMetrics(metrics))
+			if metrics.CPUFullSupported() {
+				t.Error("full cpu pressure supported before any pressure was read")
+			}
 			if err := col.Collect(ctx); err != nil {
 				t.Fatal(err)
+			}
+			// The node's cpu.pressure has no full line, the pods' have.
+			if !metrics.CPUFullSupported() {
+				t.Error("full cpu pressure not supported after reading the pods' full cpu lines")
 			}
 			keyA := metriccache.SeriesKey{Kind: metriccache.KindPod, ID: string(podA.UID)}
 			keyB := metriccache.SeriesKey{Kind: metriccache.KindPod, ID: string(podB.UID)}

@@ -67,8 +67,10 @@ var Components = []Component{
 		Register:          func(r prometheus.Registerer) error { return descheduler.NewMetrics().Register(r) },
 	},
 	{
-		Name:     SimulatedNodeAgents,
-		Served:   "served by `koordctl up` and `koordctl demo` for the nodes they simulate (their evictions count under koordlet's names); registered by `pkg/sim`",
+		Name:              SimulatedNodeAgents,
+		KoordinatorPrefix: "koordlet_",
+		Served: "served by `koordctl up` and `koordctl demo` for the nodes they simulate: their usage, BE CPU suppression and " +
+			"evictions under koordlet's names, with a `node` label (which a Prometheus scraping real koordlets adds by relabelling); registered by `pkg/sim`",
 		Register: func(r prometheus.Registerer) error { return sim.NewMetrics().Register(r) },
 	},
 }
