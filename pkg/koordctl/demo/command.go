@@ -377,4 +377,7 @@ func PrintSummary(w io.Writer, r *Report) {
 		fmtFloat(float64(sum.LSBreaches)/momentsPerMinute, 1),
 		fmtPct(sum.FirstHottest), fmtPct(sum.LastHottest), fmtFloat(sum.FirstSpread, 1), fmtFloat(sum.LastSpread, 1),
 		sum.Migrations, sum.MigrationsSucceeded, sum.MigrationsFailed)
+	for _, f := range sum.FailedMigrations {
+		fmt.Fprintf(w, "    %s\n", f)
+	}
 }

@@ -257,7 +257,8 @@ the apiserver. Raw samples: <a href="data.csv">data.csv</a>; the scenario: <a hr
 </table>
 <table>
 <tr><td>pod migrations (PodMigrationJobs)</td><td class="n">{{.S.Migrations}}: {{.S.MigrationsSucceeded}} succeeded, {{.S.MigrationsFailed}} failed or aborted</td></tr>
-</table>
+{{range .S.FailedMigrations}}<tr><td colspan="2">{{.}}</td></tr>
+{{end}}</table>
 <p class="note">"Without colocation" is the same cluster's usage minus the BE and mid pods' usage: what the prod
 pods and the system used. Mid CPU is what koord-manager offered from the node agents' peak prediction
 (prodReclaimableMetric) and midUnallocatedPercent. Suppression and threshold counts are in node-minutes of simulated time: one node for one minute.</p>

@@ -20,8 +20,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -127,6 +129,8 @@ type runner struct {
 	// migrationPhases is the last phase seen of each PodMigrationJob of the scenario's pods, by UID: the
 	// descheduler deletes ended jobs after their TTL, and the samples count every job of the run.
 	migrationPhases map[types.UID]schedv1alpha1.PodMigrationJobPhase
+	// migrationFailures says why each PodMigrationJob that failed or was aborted ended, by UID.
+	migrationFailures map[types.UID]string
 
 	lastTotal sim.Counters
 	// nodeNames are the names of the nodes in the order of the samples' BatchCPU.
@@ -146,7 +150,8 @@ func Run(ctx context.Context, s *Scenario, env Env, progress Progress) ([]string
 	if progress == nil {
 		progress = func(*Sample) {}
 	}
-	r := &runner{s: s, env: env, migrationPhases: map[types.UID]schedv1alpha1.PodMigrationJobPhase{}}
+	r := &runner{s: s, env: env, migrationPhases: map[types.UID]schedv1alpha1.PodMigrationJobPhase{},
+		migrationFailures: map[types.UID]string{}}
 	if err := r.prepare(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -574,6 +579,7 @@ func (r *runner) sample() Sample {
 		}
 	}
 	s.Migrations, s.MigrationsSucceeded, s.MigrationsFailed = r.countMigrations()
+	s.FailedMigrations = slices.Sorted(maps.Values(r.migrationFailures))
 	s.BatchCPU = make([]float64, len(r.nodeNames))
 	s.MidCPU = make([]float64, len(r.nodeNames))
 	for i, name := range r.nodeNames {
@@ -621,7 +627,8 @@ func (r *runner) sample() Sample {
 }
 
 // countMigrations records the phase of each PodMigrationJob of the scenario's pods in the cache and returns how
-// many the run has had, and how many of them succeeded and failed (or were aborted).
+// many the run has had, and how many of them succeeded and failed (or were aborted); it keeps why each failed
+// one ended in migrationFailures.
 func (r *runner) countMigrations() (total, succeeded, failed int) {
 	jobs, _ := r.migrations.List(labels.Everything())
 	for _, j := range jobs {
@@ -629,6 +636,9 @@ func (r *runner) countMigrations() (total, succeeded, failed int) {
 			continue
 		}
 		r.migrationPhases[j.UID] = j.Status.Phase
+		if j.Status.Phase == schedv1alpha1.PodMigrationJobFailed || j.Status.Phase == schedv1alpha1.PodMigrationJobAborted {
+			r.migrationFailures[j.UID] = fmt.Sprintf("%s: %s, %s: %s", j.Name, j.Status.Phase, j.Status.Reason, j.Status.Message)
+		}
 	}
 	for _, phase := range r.migrationPhases {
 		total++

@@ -121,6 +121,7 @@ func TestSample(t *testing.T) {
 		s: s, env: Env{Sim: fs}, start: start,
 		nodes: corelisters.NewNodeLister(nodes), pods: corelisters.NewPodLister(pods),
 		migrations: schedlisters.NewPodMigrationJobLister(migrations), migrationPhases: map[types.UID]schedv1alpha1.PodMigrationJobPhase{},
+		migrationFailures: map[types.UID]string{},
 		// n2 is not simulated.
 		nodeNames: []string{"n0", "n1", "n2"},
 		lastTotal: sim.Counters{SuppressedMoments: 100, Evictions: 1, LSThresholdBreaches: 7},
@@ -131,7 +132,8 @@ func TestSample(t *testing.T) {
 		MidCPU:     []float64{3.25, math.NaN(), math.NaN()},
 		NodeUtil:   []float64{31.25, 25, math.NaN()},
 		Migrations: 4, MigrationsSucceeded: 1, MigrationsFailed: 2,
-		LSRunning: 1, BERunning: 2, BEPending: 1, BECompleted: 1, MidRunning: 1, MidPending: 2, MidCompleted: 1,
+		FailedMigrations: []string{"aborted: Aborted, Timeout: why aborted", "failed: Failed, Timeout: why failed"},
+		LSRunning:        1, BERunning: 2, BEPending: 1, BECompleted: 1, MidRunning: 1, MidPending: 2, MidCompleted: 1,
 		Suppressed: 200, Evictions: 2, LSBreaches: 0,
 	}
 	got := r.sample()
@@ -164,7 +166,7 @@ func testMigration(name, namespace string, phase schedv1alpha1.PodMigrationJobPh
 	return &schedv1alpha1.PodMigrationJob{
 		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(name)},
 		Spec:       schedv1alpha1.PodMigrationJobSpec{PodRef: &corev1.ObjectReference{Namespace: namespace, Name: "pod-" + name}},
-		Status:     schedv1alpha1.PodMigrationJobStatus{Phase: phase},
+		Status:     schedv1alpha1.PodMigrationJobStatus{Phase: phase, Reason: "Timeout", Message: "why " + name},
 	}
 }
 

@@ -53,6 +53,9 @@ type Sample struct {
 	// Migrations counts the PodMigrationJobs of the scenario's pods seen so far; MigrationsSucceeded and
 	// MigrationsFailed those of them that ended Succeeded, and Failed or Aborted.
 	Migrations, MigrationsSucceeded, MigrationsFailed int
+	// FailedMigrations says, for each PodMigrationJob counted in MigrationsFailed, its name, phase, reason and
+	// message, sorted by name.
+	FailedMigrations []string
 	// LSRunning counts the Running pods that are neither BE nor koord-mid.
 	LSRunning int
 	// MidRunning, MidPending and MidCompleted count the koord-mid pods (not BE) running, not running yet, and
@@ -180,8 +183,10 @@ type Summary struct {
 	// FirstSpread and LastSpread are NodeSpread at the first and the last sample; FirstHottest and LastHottest
 	// HottestNode there.
 	FirstSpread, LastSpread, FirstHottest, LastHottest float64
-	// Migrations, MigrationsSucceeded and MigrationsFailed are the PodMigrationJobs over the run.
+	// Migrations, MigrationsSucceeded and MigrationsFailed are the PodMigrationJobs over the run;
+	// FailedMigrations says why each of the failed ones ended.
 	Migrations, MigrationsSucceeded, MigrationsFailed int
+	FailedMigrations                                  []string
 }
 
 // Summarize computes the summary of samples. Integrals weigh each sample by the time to the next one (the
@@ -197,6 +202,7 @@ func Summarize(samples []Sample) Summary {
 	s.FirstSpread, s.LastSpread = first.NodeSpread(), last.NodeSpread()
 	s.FirstHottest, s.LastHottest = first.HottestNode(), last.HottestNode()
 	s.Migrations, s.MigrationsSucceeded, s.MigrationsFailed = last.Migrations, last.MigrationsSucceeded, last.MigrationsFailed
+	s.FailedMigrations = last.FailedMigrations
 	s.PeakUtilWith, s.PeakUtilWithout = math.Inf(-1), math.Inf(-1)
 	var n int
 	for i := range samples {
