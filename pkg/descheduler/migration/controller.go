@@ -75,6 +75,10 @@ const (
 	AnnotationPodNode = "descheduler.koordinator.sh/pod-node"
 	// FinalizerReservation keeps a job that created a Reservation until the Reservation is cleaned up.
 	FinalizerReservation = "descheduler.koordinator.sh/reservation"
+	// AnnotationReservationAttempt counts the Reservations a job made (Koord's; absent for the first): a
+	// Reservation another pod of the workload took before the job's pod went is replaced by a new one, named
+	// after the first with "-<attempt>".
+	AnnotationReservationAttempt = "descheduler.koord.dev/reservation-attempt"
 )
 
 // Reasons and condition types of PodMigrationJobs beyond those of the API, Koordinator's.
@@ -86,6 +90,9 @@ const (
 	// ReasonReplacedWithoutReservation ends a Succeeded job whose pod was evicted and replaced without its
 	// Reservation, which is deleted.
 	ReasonReplacedWithoutReservation = "ReplacedWithoutReservation"
+	// ReasonReservationTaken: another pod of the workload took the job's Reservation before the job's pod
+	// went (as when several of its pods migrate at once); the job reserves again.
+	ReasonReservationTaken = "ReservationTaken"
 	// ConditionBoundPodReady tells whether the replacement pod is ready.
 	ConditionBoundPodReady schedv1alpha1.PodMigrationJobConditionType = "BoundPodReady"
 	// statusComplete is status.status of a Succeeded job.

@@ -67,6 +67,8 @@ type migration struct {
 type refusal struct {
 	gate    config.EvictionGate
 	message string
+	// retryAfter is when the limit may allow it again, when the limit knows (the object limiter's window).
+	retryAfter time.Duration
 }
 
 // limits checks the arbitration limits of MigrationControllerArgs against the migrations in progress.
@@ -92,17 +94,17 @@ func (l *limits) check(pod *corev1.Pod, w *workload, migrating []migration) *ref
 	}
 	if limit := ptr.Deref(l.args.MaxMigratingGlobally, 0); limit > 0 && !l.skip[config.EvictionGateMaxMigratingGlobally] {
 		if n := len(others); n >= int(limit) {
-			return &refusal{config.EvictionGateMaxMigratingGlobally, fmt.Sprintf("%d pods are migrating in the cluster, maxMigratingGlobally is %d", n, limit)}
+			return &refusal{gate: config.EvictionGateMaxMigratingGlobally, message: fmt.Sprintf("%d pods are migrating in the cluster, maxMigratingGlobally is %d", n, limit)}
 		}
 	}
 	if limit := ptr.Deref(l.args.MaxMigratingPerNode, 0); limit > 0 && pod.Spec.NodeName != "" && !l.skip[config.EvictionGateMaxMigratingPerNode] {
 		if n := count(func(m migration) bool { return m.node == pod.Spec.NodeName }); n >= int(limit) {
-			return &refusal{config.EvictionGateMaxMigratingPerNode, fmt.Sprintf("%d pods of node %s are migrating, maxMigratingPerNode is %d", n, pod.Spec.NodeName, limit)}
+			return &refusal{gate: config.EvictionGateMaxMigratingPerNode, message: fmt.Sprintf("%d pods of node %s are migrating, maxMigratingPerNode is %d", n, pod.Spec.NodeName, limit)}
 		}
 	}
 	if limit := ptr.Deref(l.args.MaxMigratingPerNamespace, 0); limit > 0 && !l.skip[config.EvictionGateMaxMigratingPerNamespace] {
 		if n := count(func(m migration) bool { return m.pod.Namespace == pod.Namespace }); n >= int(limit) {
-			return &refusal{config.EvictionGateMaxMigratingPerNamespace, fmt.Sprintf("%d pods of namespace %s are migrating, maxMigratingPerNamespace is %d", n, pod.Namespace, limit)}
+			return &refusal{gate: config.EvictionGateMaxMigratingPerNamespace, message: fmt.Sprintf("%d pods of namespace %s are migrating, maxMigratingPerNamespace is %d", n, pod.Namespace, limit)}
 		}
 	}
 	if w == nil {
@@ -112,19 +114,19 @@ func (l *limits) check(pod *corev1.Pod, w *workload, migrating []migration) *ref
 	if !l.skip[config.EvictionGateMaxMigratingPerWorkload] {
 		limit, err := maxPerWorkload(w.replicas, l.args.MaxMigratingPerWorkload)
 		if err != nil {
-			return &refusal{config.EvictionGateMaxMigratingPerWorkload, err.Error()}
+			return &refusal{gate: config.EvictionGateMaxMigratingPerWorkload, message: err.Error()}
 		}
 		if mine > 0 && mine >= limit {
-			return &refusal{config.EvictionGateMaxMigratingPerWorkload, fmt.Sprintf("%d pods of %s (%d replicas) are migrating, maxMigratingPerWorkload is %d", mine, w, w.replicas, limit)}
+			return &refusal{gate: config.EvictionGateMaxMigratingPerWorkload, message: fmt.Sprintf("%d pods of %s (%d replicas) are migrating, maxMigratingPerWorkload is %d", mine, w, w.replicas, limit)}
 		}
 	}
 	if !l.skip[config.EvictionGateMaxUnavailablePerWorkload] {
 		limit, err := maxPerWorkload(w.replicas, l.args.MaxUnavailablePerWorkload)
 		if err != nil {
-			return &refusal{config.EvictionGateMaxUnavailablePerWorkload, err.Error()}
+			return &refusal{gate: config.EvictionGateMaxUnavailablePerWorkload, message: err.Error()}
 		}
 		if n := unavailable(w, others); n >= limit {
-			return &refusal{config.EvictionGateMaxUnavailablePerWorkload, fmt.Sprintf("%d pods of %s (%d replicas) are unavailable or migrating, maxUnavailablePerWorkload is %d", n, w, w.replicas, limit)}
+			return &refusal{gate: config.EvictionGateMaxUnavailablePerWorkload, message: fmt.Sprintf("%d pods of %s (%d replicas) are unavailable or migrating, maxUnavailablePerWorkload is %d", n, w, w.replicas, limit)}
 		}
 	}
 	if !l.skip[config.EvictionGateExpectedReplicas] && !ptr.Deref(l.args.SkipCheckExpectedReplicas, false) {
@@ -135,7 +137,7 @@ func (l *limits) check(pod *corev1.Pod, w *workload, migrating []migration) *ref
 			}
 		}
 		if ready < w.replicas {
-			return &refusal{config.EvictionGateExpectedReplicas, fmt.Sprintf("%d of %d replicas of %s are ready", ready, w.replicas, w)}
+			return &refusal{gate: config.EvictionGateExpectedReplicas, message: fmt.Sprintf("%d of %d replicas of %s are ready", ready, w.replicas, w)}
 		}
 	}
 	return nil
@@ -192,13 +194,18 @@ func (o *objectLimiter) exceeded(w *workload, now time.Time) *refusal {
 	}
 	n, err := maxPerWorkload(w.replicas, limit)
 	if err != nil {
-		return &refusal{"ObjectLimiter", err.Error()}
+		return &refusal{gate: "ObjectLimiter", message: err.Error()}
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	recent := o.prune(w.ref.UID, now)
 	if len(recent) >= n {
-		return &refusal{"ObjectLimiter", fmt.Sprintf("%d pods of %s were evicted in the last %s, the workload limiter allows %d", len(recent), w, d, n)}
+		r := &refusal{gate: "ObjectLimiter", message: fmt.Sprintf("%d pods of %s were evicted in the last %s, the workload limiter allows %d", len(recent), w, d, n)}
+		if n > 0 {
+			// The window frees a slot when the (len(recent)-n+1)th oldest eviction in it leaves it.
+			r.retryAfter = recent[len(recent)-n].Add(d).Sub(now)
+		}
+		return r
 	}
 	return nil
 }

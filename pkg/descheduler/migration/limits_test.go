@@ -100,7 +100,7 @@ func TestLimitsCheck(t *testing.T) {
 			args: func(a *config.MigrationControllerArgs) {
 				a.SkipEvictionGates = []config.EvictionGate{config.EvictionGateMaxUnavailablePerWorkload}
 			},
-			want: &refusal{config.EvictionGateMaxMigratingPerWorkload, "2 pods of Deployment ns/web (10 replicas) are migrating, maxMigratingPerWorkload is 2"},
+			want: &refusal{gate: config.EvictionGateMaxMigratingPerWorkload, message: "2 pods of Deployment ns/web (10 replicas) are migrating, maxMigratingPerWorkload is 2"},
 		},
 		"10 replicas, 1 migrating, default limit 2": {
 			pod: makePod("p9"), w: testWorkload(10, 10, 0), migrating: migrating("web", "other", "p0"),
@@ -114,23 +114,23 @@ func TestLimitsCheck(t *testing.T) {
 		},
 		"3 replicas, 1 migrating": {
 			pod: makePod("p2"), w: testWorkload(3, 3, 0), migrating: migrating("web", "other", "p0"),
-			want: &refusal{config.EvictionGateMaxMigratingPerWorkload, "1 pods of Deployment ns/web (3 replicas) are migrating, maxMigratingPerWorkload is 1"},
+			want: &refusal{gate: config.EvictionGateMaxMigratingPerWorkload, message: "1 pods of Deployment ns/web (3 replicas) are migrating, maxMigratingPerWorkload is 1"},
 		},
 		"other workload migrating": {
 			pod: makePod("p2"), w: testWorkload(3, 3, 0), migrating: migrating("db", "other", "x0"),
 		},
 		"10 replicas, 2 not ready, maxUnavailable 2": {
 			pod: makePod("p9"), w: testWorkload(10, 10, 2),
-			want: &refusal{config.EvictionGateMaxUnavailablePerWorkload, "2 pods of Deployment ns/web (10 replicas) are unavailable or migrating, maxUnavailablePerWorkload is 2"},
+			want: &refusal{gate: config.EvictionGateMaxUnavailablePerWorkload, message: "2 pods of Deployment ns/web (10 replicas) are unavailable or migrating, maxUnavailablePerWorkload is 2"},
 		},
 		"10 replicas, 1 not ready, 1 migrating, maxUnavailable 2": {
 			pod: makePod("p9"), w: testWorkload(10, 10, 1), migrating: migrating("web", "other", "p5"),
-			want: &refusal{config.EvictionGateMaxUnavailablePerWorkload, "2 pods of Deployment ns/web (10 replicas) are unavailable or migrating, maxUnavailablePerWorkload is 2"},
+			want: &refusal{gate: config.EvictionGateMaxUnavailablePerWorkload, message: "2 pods of Deployment ns/web (10 replicas) are unavailable or migrating, maxUnavailablePerWorkload is 2"},
 		},
 		"10 replicas, 1 missing, maxUnavailable 3": {
 			pod: makePod("p8"), w: testWorkload(10, 9, 0),
 			args: func(a *config.MigrationControllerArgs) { a.MaxUnavailablePerWorkload = ptr.To(intstr.FromInt32(3)) },
-			want: &refusal{config.EvictionGateExpectedReplicas, "9 of 10 replicas of Deployment ns/web are ready"},
+			want: &refusal{gate: config.EvictionGateExpectedReplicas, message: "9 of 10 replicas of Deployment ns/web are ready"},
 		},
 		"10 replicas, 1 missing, expected replicas skipped": {
 			pod: makePod("p8"), w: testWorkload(10, 9, 0),
@@ -141,7 +141,7 @@ func TestLimitsCheck(t *testing.T) {
 		},
 		"per node: 2 migrating on n1, default 2": {
 			pod: makePod("p9"), w: testWorkload(100, 100, 0), migrating: append(migrating("a", "n1", "x0"), migrating("b", "n1", "y0")...),
-			want: &refusal{config.EvictionGateMaxMigratingPerNode, "2 pods of node n1 are migrating, maxMigratingPerNode is 2"},
+			want: &refusal{gate: config.EvictionGateMaxMigratingPerNode, message: "2 pods of node n1 are migrating, maxMigratingPerNode is 2"},
 		},
 		"per node: 2 migrating on n2": {
 			pod: makePod("p9"), w: testWorkload(100, 100, 0), migrating: append(migrating("a", "n2", "x0"), migrating("b", "n2", "y0")...),
@@ -155,7 +155,7 @@ func TestLimitsCheck(t *testing.T) {
 		"per namespace": {
 			pod: makePod("p9"), migrating: migrating("a", "n2", "x0"),
 			args: func(a *config.MigrationControllerArgs) { a.MaxMigratingPerNamespace = ptr.To[int32](1) },
-			want: &refusal{config.EvictionGateMaxMigratingPerNamespace, "1 pods of namespace ns are migrating, maxMigratingPerNamespace is 1"},
+			want: &refusal{gate: config.EvictionGateMaxMigratingPerNamespace, message: "1 pods of namespace ns are migrating, maxMigratingPerNamespace is 1"},
 		},
 		"per namespace, gate skipped": {
 			pod: makePod("p9"), migrating: migrating("a", "n2", "x0"),
@@ -167,7 +167,7 @@ func TestLimitsCheck(t *testing.T) {
 		"globally": {
 			pod: makePod("p9"), migrating: append(migrating("a", "n2", "x0"), migrating("b", "n3", "y0")...),
 			args: func(a *config.MigrationControllerArgs) { a.MaxMigratingGlobally = ptr.To[int32](2) },
-			want: &refusal{config.EvictionGateMaxMigratingGlobally, "2 pods are migrating in the cluster, maxMigratingGlobally is 2"},
+			want: &refusal{gate: config.EvictionGateMaxMigratingGlobally, message: "2 pods are migrating in the cluster, maxMigratingGlobally is 2"},
 		},
 		"globally, gate skipped": {
 			pod: makePod("p9"), migrating: append(migrating("a", "n2", "x0"), migrating("b", "n3", "y0")...),
@@ -203,7 +203,15 @@ func TestObjectLimiter(t *testing.T) {
 		"one within the window": {
 			limiter:   config.MigrationObjectLimiter{Duration: metav1.Duration{Duration: 5 * time.Minute}},
 			evictions: []time.Duration{time.Minute},
-			want:      &refusal{"ObjectLimiter", "1 pods of Deployment ns/web were evicted in the last 5m0s, the workload limiter allows 1"},
+			want: &refusal{gate: "ObjectLimiter", message: "1 pods of Deployment ns/web were evicted in the last 5m0s, the workload limiter allows 1",
+				retryAfter: 4 * time.Minute},
+		},
+		// Three evictions 4, 3 and 1 minute ago, 2 allowed: a slot frees when the one 3 minutes ago leaves.
+		"maxMigrating 2, three within": {
+			limiter:   config.MigrationObjectLimiter{Duration: metav1.Duration{Duration: 5 * time.Minute}, MaxMigrating: ptr.To(intstr.FromInt32(2))},
+			evictions: []time.Duration{4 * time.Minute, 3 * time.Minute, time.Minute},
+			want: &refusal{gate: "ObjectLimiter", message: "3 pods of Deployment ns/web were evicted in the last 5m0s, the workload limiter allows 2",
+				retryAfter: 2 * time.Minute},
 		},
 		"one before the window": {
 			limiter:   config.MigrationObjectLimiter{Duration: metav1.Duration{Duration: 5 * time.Minute}},

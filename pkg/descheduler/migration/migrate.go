@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -176,8 +177,9 @@ func (c *Controller) reservationFirst(ctx context.Context, job *schedv1alpha1.Po
 			return reconcile.Result{}, err
 		}
 		if !evictionStarted {
-			// Allocated once before the pod went: another pod took it, as Koordinator's abort.
-			return reconcile.Result{}, c.fail(ctx, job, ReasonForbiddenMigratePod, fmt.Sprintf("Reservation %q is already used by another pod", r.Name))
+			// Allocated once before the pod went: another pod of the workload took it (Koordinator aborts the
+			// job here). The pod still has to move: reserve again, within the job's ttl.
+			return c.reserveAgain(ctx, job, r)
 		}
 	}
 	done, res, err := c.evict(ctx, job)
@@ -376,6 +378,47 @@ func (c *Controller) ensureReservation(ctx context.Context, job *schedv1alpha1.P
 	return r, nil
 }
 
+// reserveAgain replaces r, which another pod took before the job's pod went, by a new Reservation: it deletes
+// r, forgets it in the job (reservationRef, ReservationScheduled) and counts the attempt, so that the next
+// round creates the next Reservation.
+func (c *Controller) reserveAgain(ctx context.Context, job *schedv1alpha1.PodMigrationJob, r *schedv1alpha1.Reservation) (reconcile.Result, error) {
+	taker := "another pod"
+	if len(r.Status.CurrentOwners) > 0 {
+		o := r.Status.CurrentOwners[0]
+		taker = fmt.Sprintf("pod %s/%s", o.Namespace, o.Name)
+	}
+	msg := fmt.Sprintf("Reservation %q was taken by %s before pod %q went; reserving again", r.Name, taker, podName(job))
+	if err := c.deleteReservation(ctx, job); err != nil {
+		return reconcile.Result{}, err
+	}
+	attempt := reservationAttempt(job) + 1
+	status := job.Status.DeepCopy()
+	metav1.SetMetaDataAnnotation(&job.ObjectMeta, AnnotationReservationAttempt, strconv.Itoa(attempt))
+	job.Spec.ReservationOptions.ReservationRef = nil
+	if err := c.client.Update(ctx, job); err != nil {
+		return reconcile.Result{}, fmt.Errorf("forget the taken Reservation %s in PodMigrationJob %s: %w", r.Name, job.Name, err)
+	}
+	job.Status = *status
+	c.setCondition(job, schedv1alpha1.PodMigrationJobConditionReservationScheduled, schedv1alpha1.PodMigrationJobConditionStatusFalse, ReasonReservationTaken, msg)
+	c.setCondition(job, schedv1alpha1.PodMigrationJobConditionReservationCreated, schedv1alpha1.PodMigrationJobConditionStatusFalse, ReasonReservationTaken, msg)
+	job.Status.NodeName = ""
+	if err := c.updateStatus(ctx, job); err != nil {
+		return reconcile.Result{}, err
+	}
+	c.event(job, corev1.EventTypeNormal, ReasonReservationTaken, "%s", msg)
+	ctrl.LoggerFrom(ctx).V(2).Info("Reserving again", "reservation", klog.KObj(r), "attempt", attempt, "takenBy", taker)
+	return reconcile.Result{RequeueAfter: time.Millisecond}, nil
+}
+
+// reservationAttempt returns the job's AnnotationReservationAttempt, 1 when it has none (or a malformed one).
+func reservationAttempt(job *schedv1alpha1.PodMigrationJob) int {
+	n, err := strconv.Atoi(job.Annotations[AnnotationReservationAttempt])
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
 // boundPod returns the replacement pod that was allocated from r and is on a node, or nil.
 func (c *Controller) boundPod(ctx context.Context, job *schedv1alpha1.PodMigrationJob, r *schedv1alpha1.Reservation) (*corev1.Pod, error) {
 	allocated := func(p *corev1.Pod) bool {
@@ -466,7 +509,7 @@ func (c *Controller) evict(ctx context.Context, job *schedv1alpha1.PodMigrationJ
 				return false, reconcile.Result{}, err
 			}
 		}
-		return false, reconcile.Result{RequeueAfter: 10 * requeueAfter}, nil
+		return false, reconcile.Result{RequeueAfter: min(max(r.retryAfter, requeueAfter/10), 10*requeueAfter)}, nil
 	}
 	if res := c.evictLimiter.ReserveN(now, 1); !res.OK() || res.DelayFrom(now) > 0 {
 		delay := res.DelayFrom(now)

@@ -68,6 +68,9 @@ func buildReservation(job *schedv1alpha1.PodMigrationJob, pod *corev1.Pod, ttl t
 	if tmpl.Name != "" {
 		r.Name = tmpl.Name
 	}
+	if attempt := reservationAttempt(job); attempt > 1 {
+		r.Name += "-" + strconv.Itoa(attempt)
+	}
 	if r.Labels == nil {
 		r.Labels = map[string]string{}
 	}

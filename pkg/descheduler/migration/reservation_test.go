@@ -137,6 +137,37 @@ func TestBuildReservation(t *testing.T) {
 				},
 			},
 		},
+		"third attempt: the name gets -3": {
+			job: &schedv1alpha1.PodMigrationJob{
+				ObjectMeta: metav1.ObjectMeta{Name: "job", UID: "job-uid", Annotations: map[string]string{AnnotationReservationAttempt: "3"}},
+				Spec: schedv1alpha1.PodMigrationJobSpec{ReservationOptions: &schedv1alpha1.PodMigrateReservationOptions{
+					Template: &schedv1alpha1.ReservationTemplateSpec{
+						ObjectMeta: metav1.ObjectMeta{Name: "mine", Labels: map[string]string{"x": "y"}},
+						Spec:       schedv1alpha1.ReservationSpec{TTL: &metav1.Duration{Duration: time.Hour}},
+					},
+				}},
+			},
+			pod: makePod("p", ownedBy(rs), func(p *corev1.Pod) {
+				p.Spec.NodeName = ""
+				p.Status = corev1.PodStatus{Phase: corev1.PodPending}
+			}),
+			want: &schedv1alpha1.Reservation{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:            "mine-3",
+					Labels:          map[string]string{"x": "y", LabelCreatedBy: Creator, extension.LabelReservationOrder: order},
+					OwnerReferences: jobOwner,
+				},
+				Spec: schedv1alpha1.ReservationSpec{
+					Template: &corev1.PodTemplateSpec{
+						ObjectMeta: metav1.ObjectMeta{Namespace: "ns"},
+						Spec:       corev1.PodSpec{SchedulerName: "koord-scheduler", Containers: []corev1.Container{{Name: "c", Image: "i"}}},
+					},
+					Owners:       []schedv1alpha1.ReservationOwner{{Object: &corev1.ObjectReference{Kind: "Pod", Namespace: "ns", Name: "p", UID: "uid-p"}}},
+					TTL:          &metav1.Duration{Duration: time.Hour},
+					AllocateOnce: ptr.To(true),
+				},
+			},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

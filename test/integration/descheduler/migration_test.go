@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -85,6 +86,92 @@ func TestReplacedWithoutReservation(t *testing.T) {
 			migration.ReasonReplacedWithoutReservation)
 	}
 	f.noReservations()
+}
+
+// TestReservationTaken: two pods of a workload migrate at once; the workload limiter holds back the second
+// eviction, and meanwhile another pod of the workload (pinned to the held job's Reservation's node, whose CPU
+// the Reservation holds) takes that Reservation. The job does not fail: it deletes the taken Reservation, makes
+// a new one, evicts once the limiter allows, and succeeds with its replacement on the new Reservation's node.
+func TestReservationTaken(t *testing.T) {
+	f := newFixture(t)
+	a := f.node("a", "6")
+	b, c, d := f.node("b", "2"), f.node("c", "2"), f.node("d", "2")
+	rs := f.deployment("web", 3)
+	pods := []*corev1.Pod{f.pod(rs, "web-0", a), f.pod(rs, "web-1", a), f.pod(rs, "web-2", a)}
+	startScheduler(t)
+	startController(t, testArgs(func(a *config.MigrationControllerArgs) {
+		a.MaxMigratingPerNode = ptr.To[int32](10)
+		a.MaxMigratingPerWorkload = ptr.To(intstr.FromInt32(2))
+		a.MaxUnavailablePerWorkload = ptr.To(intstr.FromInt32(2))
+		a.ObjectLimiters = config.ObjectLimiterMap{config.MigrationLimitObjectWorkload: {
+			Duration: metav1.Duration{Duration: 3 * time.Second}, MaxMigrating: ptr.To(intstr.FromInt32(1)),
+		}}
+	}))
+	jobs := []*schedv1alpha1.PodMigrationJob{f.job(pods[0], ""), f.job(pods[1], "")}
+
+	// One job evicts; the other is held back by the limiter with its Reservation available.
+	var held *schedv1alpha1.PodMigrationJob
+	var first int
+	f.waitJob(jobs[0].Name, "held back with the other", func(*schedv1alpha1.PodMigrationJob) bool {
+		for i, j := range jobs {
+			got := &schedv1alpha1.PodMigrationJob{}
+			if err := f.c.Get(t.Context(), client.ObjectKeyFromObject(j), got); err != nil {
+				return false
+			}
+			for _, cond := range got.Status.Conditions {
+				if cond.Type == schedv1alpha1.PodMigrationJobConditionEviction && cond.Reason == "ObjectLimiter" && got.Status.NodeName != "" {
+					held, first = got, 1-i
+					return true
+				}
+			}
+		}
+		return false
+	})
+	taken := held.Spec.ReservationOptions.ReservationRef.Name
+	f.replaceWhenGone(rs, pods[first], "web-3")
+
+	// Another pod of the workload, which fits the held job's node only through its Reservation.
+	sibling := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "web-4", Labels: rs.Spec.Template.Labels,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(rs, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))}},
+		Spec: f.podSpec(),
+	}
+	sibling.Spec.NodeSelector[corev1.LabelHostname] = held.Status.NodeName
+	if err := f.c.Create(t.Context(), sibling); err != nil {
+		t.Fatal(err)
+	}
+	var heldPod *corev1.Pod
+	for _, p := range pods {
+		if p.Name == held.Spec.PodRef.Name {
+			heldPod = p
+		}
+	}
+	replacement := f.replaceWhenGone(rs, heldPod, "web-5")
+	done := f.waitFinished(held.Name)
+	if done.Status.Phase != schedv1alpha1.PodMigrationJobSucceeded {
+		t.Fatalf("job %s ended %s/%s: %s\n%s", done.Name, done.Status.Phase, done.Status.Reason, done.Status.Message, f.describe())
+	}
+	if err := f.c.Get(t.Context(), client.ObjectKeyFromObject(sibling), sibling); err != nil {
+		t.Fatal(err)
+	}
+	if sibling.Spec.NodeName != held.Status.NodeName {
+		t.Errorf("the other pod is on %q, want %q, the taken Reservation's node", sibling.Spec.NodeName, held.Status.NodeName)
+	}
+	if got, want := done.Spec.ReservationOptions.ReservationRef.Name, taken+"-2"; got != want {
+		t.Errorf("the job ended with Reservation %q, want the second one %q", got, want)
+	}
+	if done.Annotations[migration.AnnotationReservationAttempt] != "2" {
+		t.Errorf("reservation attempt %q, want 2", done.Annotations[migration.AnnotationReservationAttempt])
+	}
+	if !slices.Contains([]string{b, c, d}, replacement.Spec.NodeName) || replacement.Spec.NodeName == held.Status.NodeName {
+		t.Errorf("replacement on %q, want a node other than the taken Reservation's %q", replacement.Spec.NodeName, held.Status.NodeName)
+	}
+	if j := f.waitFinished(jobs[first].Name); j.Status.Phase != schedv1alpha1.PodMigrationJobSucceeded {
+		t.Errorf("the first job ended %s/%s: %s", j.Status.Phase, j.Status.Reason, j.Status.Message)
+	}
+	if err := f.c.Get(t.Context(), client.ObjectKey{Name: taken}, &schedv1alpha1.Reservation{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the taken Reservation %s is still there: %v", taken, err)
+	}
 }
 
 func TestReservationUnschedulable(t *testing.T) {
