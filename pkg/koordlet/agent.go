@@ -47,6 +47,7 @@ import (
 	"github.com/koord-dev/koord/pkg/koordlet/evictor"
 	"github.com/koord-dev/koord/pkg/koordlet/metriccache"
 	"github.com/koord-dev/koord/pkg/koordlet/nodetopology"
+	"github.com/koord-dev/koord/pkg/koordlet/podcgroups"
 	"github.com/koord-dev/koord/pkg/koordlet/prediction"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager"
 	"github.com/koord-dev/koord/pkg/koordlet/qosmanager/cgroupreconcile"
@@ -428,6 +429,8 @@ func (a *Agent) startServers(ctx context.Context) (servers, error) {
 	var s servers
 	metrics := http.NewServeMux()
 	metrics.Handle("/metrics", promhttp.HandlerFor(prometheus.Gatherers{a.registry, a.koordinator}, promhttp.HandlerOpts{Registry: a.registry}))
+	// The cgroup settings of a pod of the node, for `koordctl explain pod` (through the apiserver's node proxy).
+	metrics.Handle(podcgroups.Path, podcgroups.Handler(a.cgroups, a.informer.Pods))
 	health := http.NewServeMux()
 	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {

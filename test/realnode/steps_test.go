@@ -38,10 +38,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/koord-dev/koord/apis/config/v1alpha1"
 	"github.com/koord-dev/koord/apis/extension"
 	topologyv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/topology/v1alpha1"
+	"github.com/koord-dev/koord/pkg/koordctl/explain"
 	"github.com/koord-dev/koord/pkg/koordlet/nodetopology"
 	"github.com/koord-dev/koord/test/realnode/node"
 )
@@ -253,6 +255,22 @@ func testBEPod(t *testing.T) {
 		limit, err3 := readInt(filepath.Join(memDir, "memory.limit_in_bytes"))
 		state := fmt.Sprintf("cpu.shares %d (%v), cpu.cfs_quota_us %d (%v), memory.limit_in_bytes %d (%v)", shares, err1, quota, err2, limit, err3)
 		return shares == 512 && quota == 100000 && limit == 256<<20, state
+	})
+
+	// koordctl explain pod shows the same, from the node's koordlet through the apiserver's node proxy.
+	e := &explain.Explainer{Kube: env.kube, Koord: env.koord, KoordletPort: explain.DefaultKoordletPort}
+	eventually(t, time.Minute, "explain pod showing the BE pod's cgroups as koordlet reads them", func(ctx context.Context) (bool, string) {
+		x, err := e.Pod(ctx, namespace, beBurner.Name)
+		if err != nil {
+			return false, err.Error()
+		}
+		if x.Cgroups == nil {
+			return false, x.CgroupsUnavailable
+		}
+		pc := x.Cgroups.Pod
+		state := fmt.Sprintf("qos %s, pod cgroup %+v, %d containers", x.Cgroups.QoSClass, pc, len(x.Cgroups.Containers))
+		return x.Cgroups.QoSClass == string(extension.QoSBE) && ptr.Deref(pc.CPUShares, 0) == 512 && ptr.Deref(pc.CFSQuotaUs, 0) == 100000 &&
+			ptr.Deref(pc.MemoryLimitBytes, 0) == 256<<20 && len(x.Cgroups.Containers) == 1, state
 	})
 }
 

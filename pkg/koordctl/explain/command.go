@@ -40,11 +40,14 @@ type Options struct {
 	Overrides *clientcmd.ConfigOverrides
 	// Output is table, json or yaml.
 	Output string
+	// KoordletPort is the port of koordlet's metrics endpoint on the nodes; 0 skips reading cgroups.
+	KoordletPort int
 }
 
 // NewCommand returns `explain` and its subcommands pod, node, quota and gang.
 func NewCommand() *cobra.Command {
-	o := &Options{Loading: clientcmd.NewDefaultClientConfigLoadingRules(), Overrides: &clientcmd.ConfigOverrides{}, Output: OutputTable}
+	o := &Options{Loading: clientcmd.NewDefaultClientConfigLoadingRules(), Overrides: &clientcmd.ConfigOverrides{}, Output: OutputTable,
+		KoordletPort: DefaultKoordletPort}
 	cmd := &cobra.Command{
 		Use:   "explain",
 		Short: "Explain why a pod waits, how a node's batch resources were computed, a quota's runtime, a gang's state",
@@ -63,6 +66,8 @@ It is also kubectl's plugin "kubectl koord explain" when koordctl is installed a
 	cmd.PersistentFlags().StringVar(&o.Loading.ExplicitPath, "kubeconfig", "", "Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).")
 	clientcmd.BindOverrideFlags(o.Overrides, cmd.PersistentFlags(), clientcmd.RecommendedConfigOverrideFlags(""))
 	cmd.PersistentFlags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(Outputs, ", ")+".")
+	cmd.PersistentFlags().IntVar(&o.KoordletPort, "koordlet-port", o.KoordletPort, "Port of koordlet's metrics endpoint on the nodes, "+
+		"from which explain pod reads a running pod's cgroup settings through the apiserver's node proxy (needs nodes/proxy); 0 skips them.")
 	for _, sub := range []struct {
 		use, short string
 		run        func(ctx context.Context, e *Explainer, namespace, name string) (tablePrinter, error)
@@ -88,6 +93,9 @@ It is also kubectl's plugin "kubectl koord explain" when koordctl is installed a
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if !slices.Contains(Outputs, o.Output) {
 					return fmt.Errorf("--output %q: want one of %s", o.Output, strings.Join(Outputs, ", "))
+				}
+				if o.KoordletPort < 0 || o.KoordletPort > 65535 {
+					return fmt.Errorf("--koordlet-port %d: want a port (1-65535), or 0 to skip reading cgroups", o.KoordletPort)
 				}
 				e, namespace, explicit, err := o.explainer()
 				if err != nil {
@@ -128,5 +136,5 @@ func (o *Options) explainer() (*Explainer, string, bool, error) {
 	if err != nil {
 		return nil, "", false, fmt.Errorf("client: %w", err)
 	}
-	return &Explainer{Kube: kube, Koord: koord}, namespace, explicit, nil
+	return &Explainer{Kube: kube, Koord: koord, KoordletPort: o.KoordletPort}, namespace, explicit, nil
 }

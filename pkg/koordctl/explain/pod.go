@@ -35,6 +35,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
+	"github.com/koord-dev/koord/pkg/koordlet/podcgroups"
 )
 
 // Explainer reads what the explanations need from a cluster.
@@ -44,6 +45,9 @@ type Explainer struct {
 	Koord versioned.Interface
 	// Clock is what ages are computed against; the real clock when nil.
 	Clock clock.PassiveClock
+	// KoordletPort is the port of koordlet's metrics endpoint on the nodes, through which Pod reads a running
+	// pod's cgroup settings (the apiserver's node proxy); 0 skips them.
+	KoordletPort int
 }
 
 func (e *Explainer) now() time.Time {
@@ -79,6 +83,10 @@ type PodExplanation struct {
 	Scheduling *SchedulingStory `json:"scheduling,omitempty"`
 	// Placement is what koord-scheduler gave the pod besides a node: a Reservation, CPUs, devices.
 	Placement *Placement `json:"placement,omitempty"`
+	// Cgroups are the running pod's cgroup settings as the koordlet of its node reads them: what koordlet and
+	// kubelet applied. CgroupsUnavailable says why they are missing for a running pod.
+	Cgroups            *podcgroups.Pod `json:"cgroups,omitempty"`
+	CgroupsUnavailable string          `json:"cgroupsUnavailable,omitempty"`
 	// Quota is the ElasticQuota the pod is charged to, when the cluster has quotas.
 	Quota *QuotaSummary `json:"quota,omitempty"`
 	// Gang is the gang the pod is a member of.
@@ -188,6 +196,9 @@ func (e *Explainer) Pod(ctx context.Context, namespace, name string) (*PodExplan
 		}
 	} else {
 		x.Placement, x.Warnings = placement(pod, x.Warnings)
+		if pod.Status.Phase == corev1.PodRunning && e.KoordletPort > 0 {
+			x.Cgroups, x.CgroupsUnavailable = e.cgroupsOf(ctx, pod)
+		}
 	}
 
 	if q, err := e.quotaOf(ctx, pod); err != nil {
@@ -390,6 +401,14 @@ func (x *PodExplanation) printTable(p *printer) {
 			numa += strconv.Itoa(int(n))
 		}
 		p.fields("reservation", pl.Reservation, "cpuset", pl.CPUSet, "numa nodes", numa, "devices", strings.Join(pl.Devices, "; "))
+	}
+	switch {
+	case x.Cgroups != nil:
+		p.section(fmt.Sprintf("Cgroups (cgroup %s, as the node's koordlet reads them)", x.Cgroups.CgroupVersion))
+		printCgroups(p, x.Cgroups)
+	case x.CgroupsUnavailable != "":
+		p.section("Cgroups")
+		p.printf("  not read: %s\n", x.CgroupsUnavailable)
 	}
 	if q := x.Quota; q != nil {
 		p.section("Quota " + q.Name)

@@ -317,6 +317,10 @@ func TestBEPodMutatedAndScheduledOnBatchResources(t *testing.T) {
 	if !slices.Contains(x.Profiles, profile.Name) {
 		t.Errorf("koordctl explain pod: profiles %q, want %s", x.Profiles, profile.Name)
 	}
+	// A simulated node has no cgroups to show (test/realnode reads a real pod's through its koordlet).
+	if x.Cgroups != nil || !strings.Contains(x.CgroupsUnavailable, "simulated") {
+		t.Errorf("koordctl explain pod: cgroups %+v, unavailable %q; want none, for a simulated node", x.Cgroups, x.CgroupsUnavailable)
+	}
 	if x.ReclaimedResources == nil {
 		t.Fatal("koordctl explain pod shows no batch resources")
 	}
