@@ -108,6 +108,11 @@ type ColocationResourceExplanation struct {
 	// Unallocated is max(Capacity − max(NodeReserved, system usage + usage of prod host applications) − requests
 	// of prod pods, 0) (mid, default mode).
 	Unallocated *resource.Quantity `json:"unallocated,omitempty"`
+	// MidUnallocatedPercent is the share of Unallocated offered as mid (mid, default mode).
+	MidUnallocatedPercent *int64 `json:"midUnallocatedPercent,omitempty"`
+	// MidStaticPercent is the share of Capacity offered as mid in static mode (midStaticReservedPercent of the
+	// resource).
+	MidStaticPercent *int64 `json:"midStaticPercent,omitempty"`
 	// MidThresholdCap is Capacity × mid threshold percent.
 	MidThresholdCap *resource.Quantity `json:"midThresholdCap,omitempty"`
 	// Mid is the mid resource written to the node; missing when it was removed.

@@ -255,23 +255,56 @@ func batchTerms(name corev1.ResourceName, policy string, e *extension.Colocation
 	return t
 }
 
-// midTerms is one mid resource's calculation.
+// midTerms is one mid resource's calculation (pkg/manager/controller/noderesource/calculator), evaluated from
+// its terms when the explanation has the percent koord-manager applied.
 func midTerms(name corev1.ResourceName, e *extension.ColocationResourceExplanation, milli bool, allocatable corev1.ResourceList, degraded, midDegraded string) ResourceTerms {
 	t := ResourceTerms{Resource: string(name),
-		Formula: "min(max(min(prodReclaimable, nodeUnused), 0) + unallocated x midUnallocatedPercent, midThresholdCap)",
+		Formula: "min(max(min(prodReclaimable, nodeUnused), 0) + unallocated x midUnallocatedPercent, midThresholdCap), at least 0",
 		Terms: []Term{{"prodReclaimable", qs(e.ProdReclaimable)}, {"nodeUnused", qs(e.NodeUnused)}, {"unallocated", qs(e.Unallocated)},
-			{"midThresholdCap", qs(e.MidThresholdCap)}},
+			{"midUnallocatedPercent", i64s(e.MidUnallocatedPercent)}, {"midThresholdCap", qs(e.MidThresholdCap)}},
 	}
-	if e.ProdReclaimable == nil && e.NodeUnused == nil && e.Unallocated == nil {
-		// Static mode: the explanation has only the cap and the result.
-		t.Formula = "min(capacity x midStaticReservedPercent, midThresholdCap) (static mode)"
+	// Amounts in the calculator's unit: milli-cores, bytes.
+	amount := func(q *resource.Quantity) int64 {
+		if milli {
+			return q.MilliValue()
+		}
+		return q.Value()
+	}
+	var computed *resource.Quantity
+	static := e.ProdReclaimable == nil && e.NodeUnused == nil && e.Unallocated == nil
+	switch {
+	case static:
+		// Static mode: a share of the capacity.
+		t.Formula = "min(capacity x midStaticPercent, midThresholdCap), at least 0 (static mode)"
+		t.Terms = []Term{{"capacity", qs(e.Capacity)}, {"midStaticPercent", i64s(e.MidStaticPercent)}, {"midThresholdCap", qs(e.MidThresholdCap)}}
+		if e.Capacity != nil && e.MidStaticPercent != nil && e.MidThresholdCap != nil {
+			computed = amountQuantity(max(min(sharePercent(amount(e.Capacity), *e.MidStaticPercent), amount(e.MidThresholdCap)), 0), milli)
+		}
+	case e.ProdReclaimable != nil && e.NodeUnused != nil && e.Unallocated != nil && e.MidUnallocatedPercent != nil && e.MidThresholdCap != nil:
+		v := max(min(amount(e.ProdReclaimable), amount(e.NodeUnused)), 0) + sharePercent(amount(e.Unallocated), *e.MidUnallocatedPercent)
+		computed = amountQuantity(max(min(v, amount(e.MidThresholdCap)), 0), milli)
 	}
 	if midDegraded != "" && degraded == "" {
 		degraded = midDegraded
 	}
-	// The mid formula's midUnallocatedPercent is not in the explanation: the result is taken as written.
-	t.finish(nil, e.Mid, allocatable, name, milli, degraded)
+	// An explanation written before koord-manager recorded the percent has no computed value: the result is
+	// taken as written.
+	t.finish(computed, e.Mid, allocatable, name, milli, degraded)
 	return t
+}
+
+// sharePercent is percent % of v, rounded down, without overflow: koord-manager's rounding.
+func sharePercent(v, percent int64) int64 {
+	return v/100*percent + v%100*percent/100
+}
+
+// amountQuantity returns v, in milli-cores when milli else bytes, as a quantity in the same unit finish expects
+// (a cpu quantity for milli).
+func amountQuantity(v int64, milli bool) *resource.Quantity {
+	if milli {
+		return resource.NewMilliQuantity(v, resource.DecimalSI)
+	}
+	return resource.NewQuantity(v, resource.BinarySI)
 }
 
 // finish fills the results and checks them: the written value against the computed one (when the formula

@@ -401,12 +401,12 @@ func TestNodeResourceWorkedExamples(t *testing.T) {
 			CPU: extension.ColocationResourceExplanation{
 				Capacity: nrQ("100"), ReclaimPercent: ptr.To[int64](65), SafetyMargin: nrQ("35"), NodeReserved: nrQ("0"),
 				SystemUsed: nrQ("7"), HPRequest: nrQ("40"), HPUsed: nrQ("33"), HPMaxUsedReq: nrQ("42"), Batch: nrQ("25"),
-				ProdReclaimable: nrQ("0"), NodeUnused: nrQ("50"), Unallocated: nrQ("53"), MidThresholdCap: nrQ("100"), Mid: nrQ("0"),
+				ProdReclaimable: nrQ("0"), NodeUnused: nrQ("50"), Unallocated: nrQ("53"), MidUnallocatedPercent: ptr.To[int64](0), MidThresholdCap: nrQ("100"), Mid: nrQ("0"),
 			},
 			Memory: extension.ColocationResourceExplanation{
 				Capacity: nrQ("120Gi"), ReclaimPercent: ptr.To[int64](65), SafetyMargin: nrQ("42Gi"), NodeReserved: nrQ("0"),
 				SystemUsed: nrQ("12Gi"), HPRequest: nrQ("60Gi"), HPUsed: nrQ("33Gi"), HPMaxUsedReq: nrQ("60Gi"), Batch: nrQ("33Gi"),
-				ProdReclaimable: nrQ("0"), NodeUnused: nrQ("65Gi"), Unallocated: nrQ("48Gi"), MidThresholdCap: nrQ("120Gi"), Mid: nrQ("0"),
+				ProdReclaimable: nrQ("0"), NodeUnused: nrQ("65Gi"), Unallocated: nrQ("48Gi"), MidUnallocatedPercent: ptr.To[int64](0), MidThresholdCap: nrQ("120Gi"), Mid: nrQ("0"),
 			},
 		},
 	}, {
@@ -450,12 +450,12 @@ func TestNodeResourceWorkedExamples(t *testing.T) {
 			CPU: extension.ColocationResourceExplanation{
 				Capacity: nrQ("100"), ReclaimPercent: ptr.To[int64](65), SafetyMargin: nrQ("35"), NodeReserved: nrQ("0"),
 				SystemUsed: nrQ("7"), HPRequest: nrQ("40"), HPUsed: nrQ("33"), HPMaxUsedReq: nrQ("42"), Batch: nrQ("25"),
-				ProdReclaimable: nrQ("5"), NodeUnused: nrQ("50"), Unallocated: nrQ("53"), MidThresholdCap: nrQ("30"), Mid: nrQ("30"),
+				ProdReclaimable: nrQ("5"), NodeUnused: nrQ("50"), Unallocated: nrQ("53"), MidUnallocatedPercent: ptr.To[int64](50), MidThresholdCap: nrQ("30"), Mid: nrQ("30"),
 			},
 			Memory: extension.ColocationResourceExplanation{
 				Capacity: nrQ("120Gi"), ReclaimPercent: ptr.To[int64](65), SafetyMargin: nrQ("42Gi"), NodeReserved: nrQ("0"),
 				SystemUsed: nrQ("12Gi"), HPRequest: nrQ("60Gi"), HPUsed: nrQ("33Gi"), HPMaxUsedReq: nrQ("60Gi"), Batch: nrQ("33Gi"),
-				ProdReclaimable: nrQ("8Gi"), NodeUnused: nrQ("65Gi"), Unallocated: nrQ("48Gi"), MidThresholdCap: nrQ("120Gi"), Mid: nrQ("32Gi"),
+				ProdReclaimable: nrQ("8Gi"), NodeUnused: nrQ("65Gi"), Unallocated: nrQ("48Gi"), MidUnallocatedPercent: ptr.To[int64](50), MidThresholdCap: nrQ("120Gi"), Mid: nrQ("32Gi"),
 			},
 		},
 	}, {

@@ -224,10 +224,10 @@ const (
 	writeExplanation = `{"updateTime":"2026-03-01T12:00:00Z","policy":{"cpu":"usage","memory":"usage"},` +
 		`"cpu":{"capacity":"100","reclaimPercent":65,"safetyMargin":"35","nodeReserved":"0","systemUsed":"7",` +
 		`"hpRequest":"40","hpUsed":"33","hpMaxUsedReq":"42","batch":"25",` +
-		`"prodReclaimable":"0","nodeUnused":"50","unallocated":"53","midThresholdCap":"100","mid":"0"},` +
+		`"prodReclaimable":"0","nodeUnused":"50","unallocated":"53","midUnallocatedPercent":0,"midThresholdCap":"100","mid":"0"},` +
 		`"memory":{"capacity":"120G","reclaimPercent":65,"safetyMargin":"42G","nodeReserved":"0","systemUsed":"12G",` +
 		`"hpRequest":"60G","hpUsed":"33G","hpMaxUsedReq":"60G","batch":"33G",` +
-		`"prodReclaimable":"0","nodeUnused":"65G","unallocated":"48G","midThresholdCap":"120G","mid":"0"}}`
+		`"prodReclaimable":"0","nodeUnused":"65G","unallocated":"48G","midUnallocatedPercent":0,"midThresholdCap":"120G","mid":"0"}}`
 )
 
 // metadataPatch is the merge patch of the explanation annotation with value v.

@@ -139,6 +139,9 @@ type Terms struct {
 	Unallocated int64
 	// MidThresholdCap is Capacity × midThresholdPercent%.
 	MidThresholdCap int64
+	// MidUnallocatedPercent is the share of Unallocated offered as mid (default mode); MidStaticPercent the
+	// share of Capacity (static mode).
+	MidUnallocatedPercent, MidStaticPercent int64
 }
 
 // Result is the calculation for one node.
@@ -161,6 +164,8 @@ type Result struct {
 	// MidPredicted tells whether ProdReclaimable, NodeUnused and Unallocated were computed (mid in default
 	// mode, not reset).
 	MidPredicted bool
+	// MidStatic tells that mid was computed in static mode (a share of the capacity).
+	MidStatic bool
 	// CPUNormalizationRatio is the node's CPU normalization ratio that batch-cpu was multiplied by, or 0 when
 	// none applied (no ratio, or a ratio not above 1).
 	CPUNormalizationRatio float64
@@ -235,6 +240,8 @@ func Calculate(in Input) Result {
 	r.normalizeBatchCPU(node)
 
 	if s.midStatic {
+		r.MidStatic = true
+		r.CPU.MidStaticPercent, r.Memory.MidStaticPercent = s.midStaticCPUPercent, s.midStaticMemoryPercent
 		r.Mid.CPU = max(min(percentOf(r.CPU.Capacity, s.midStaticCPUPercent), r.CPU.MidThresholdCap), 0)
 		r.Mid.Memory = max(min(percentOf(r.Memory.Capacity, s.midStaticMemoryPercent), r.Memory.MidThresholdCap), 0)
 		return r
@@ -252,6 +259,7 @@ func Calculate(in Input) Result {
 	}
 	r.CPU.Unallocated = max(r.CPU.Capacity-max(r.CPU.NodeReserved, systemCPU+midHostCPU)-usage.prodRequest.cpu, 0)
 	r.Memory.Unallocated = max(r.Memory.Capacity-max(r.Memory.NodeReserved, systemMemory+midHostMemory)-usage.prodRequest.memory, 0)
+	r.CPU.MidUnallocatedPercent, r.Memory.MidUnallocatedPercent = s.midUnallocatedPercent, s.midUnallocatedPercent
 	r.Mid.CPU = midAmount(&r.CPU, s.midUnallocatedPercent)
 	r.Mid.Memory = midAmount(&r.Memory, s.midUnallocatedPercent)
 	return r

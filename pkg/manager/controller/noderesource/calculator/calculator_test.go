@@ -435,7 +435,7 @@ func TestCalculateDegrade(t *testing.T) {
 // computed.
 func staticResult() Result {
 	r := baseResult()
-	r.MidPredicted = false
+	r.MidPredicted, r.MidStatic = false, true
 	r.CPU.NodeUnused, r.CPU.Unallocated = 0, 0
 	r.Memory.NodeUnused, r.Memory.Unallocated = 0, 0
 	return r
@@ -481,7 +481,10 @@ func TestCalculateMid(t *testing.T) {
 		"unallocated percent adds a share of the unallocated resources": {
 			// 50%: 30 + 53 × 50% = 56.5 cores; 40G + 48G × 50% = 64G.
 			input: func(in *Input) { in.Strategy.MidUnallocatedPercent = ptr.To[int64](50) },
-			want:  func(r *Result) { r.Mid = Tier{CPU: 56500, Memory: 64e9} },
+			want: func(r *Result) {
+				r.CPU.MidUnallocatedPercent, r.Memory.MidUnallocatedPercent = 50, 50
+				r.Mid = Tier{CPU: 56500, Memory: 64e9}
+			},
 		},
 		"mid threshold percent caps the total": {
 			// caps 100 × 40% = 40 cores and 120G × 50% = 60G: min(56.5, 40) = 40, min(64G, 60G) = 60G.
@@ -492,6 +495,7 @@ func TestCalculateMid(t *testing.T) {
 			},
 			want: func(r *Result) {
 				r.CPU.MidThresholdCap, r.Memory.MidThresholdCap = 40000, 60e9
+				r.CPU.MidUnallocatedPercent, r.Memory.MidUnallocatedPercent = 50, 50
 				r.Mid = Tier{CPU: 40000, Memory: 60e9}
 			},
 		},
@@ -534,6 +538,7 @@ func TestCalculateMid(t *testing.T) {
 				r.CPU.SystemUsed, r.Memory.SystemUsed = 22000, 27e9
 				r.Batch = Tier{CPU: 10000, Memory: 18e9}
 				r.CPU.Unallocated, r.Memory.Unallocated = 43000, 38e9
+				r.CPU.MidUnallocatedPercent, r.Memory.MidUnallocatedPercent = 100, 100
 				r.Mid = Tier{CPU: 73000, Memory: 78e9}
 			},
 		},
@@ -546,6 +551,7 @@ func TestCalculateMid(t *testing.T) {
 			},
 			want: func(r *Result) {
 				r.CPU.ProdReclaimable, r.Memory.ProdReclaimable = 0, 0
+				r.CPU.MidUnallocatedPercent, r.Memory.MidUnallocatedPercent = 50, 50
 				r.Mid = Tier{CPU: 26500, Memory: 24e9}
 			},
 		},
@@ -557,6 +563,7 @@ func TestCalculateMid(t *testing.T) {
 			},
 			want: func(r *Result) {
 				r.CPU.ProdReclaimable, r.Memory.ProdReclaimable = 0, 0
+				r.CPU.MidUnallocatedPercent, r.Memory.MidUnallocatedPercent = 50, 50
 				r.Mid = Tier{CPU: 26500, Memory: 24e9}
 			},
 		},
@@ -570,6 +577,7 @@ func TestCalculateMid(t *testing.T) {
 			},
 			want: func(r *Result) {
 				*r = staticResult()
+				r.CPU.MidStaticPercent, r.Memory.MidStaticPercent = 20, 30
 				r.Mid = Tier{CPU: 20000, Memory: 36e9}
 			},
 		},
@@ -584,6 +592,7 @@ func TestCalculateMid(t *testing.T) {
 			},
 			want: func(r *Result) {
 				*r = staticResult()
+				r.CPU.MidStaticPercent, r.Memory.MidStaticPercent = 20, 30
 				r.CPU.MidThresholdCap, r.Memory.MidThresholdCap = 10000, 12e9
 				r.Mid = Tier{CPU: 10000, Memory: 12e9}
 			},

@@ -207,10 +207,14 @@ func (r *Result) explainResource(in *Terms, quantity func(int64) *resource.Quant
 		e.Batch = quantity(batch)
 	}
 	if r.Mid.Reset == "" {
-		if r.MidPredicted {
+		switch {
+		case r.MidPredicted:
 			e.ProdReclaimable = quantity(in.ProdReclaimable)
 			e.NodeUnused = quantity(in.NodeUnused)
 			e.Unallocated = quantity(in.Unallocated)
+			e.MidUnallocatedPercent = ptr.To(in.MidUnallocatedPercent)
+		case r.MidStatic:
+			e.MidStaticPercent = ptr.To(in.MidStaticPercent)
 		}
 		e.MidThresholdCap = quantity(in.MidThresholdCap)
 		e.Mid = quantity(mid)

@@ -194,10 +194,10 @@ func TestExplanation(t *testing.T) {
 			wantValue: `{"updateTime":"2026-03-01T12:00:00Z","policy":{"cpu":"usage","memory":"usage"},` +
 				`"cpu":{"capacity":"100","reclaimPercent":65,"safetyMargin":"35","nodeReserved":"0","systemUsed":"7",` +
 				`"hpRequest":"40","hpUsed":"33","hpMaxUsedReq":"42","batch":"25",` +
-				`"prodReclaimable":"0","nodeUnused":"50","unallocated":"53","midThresholdCap":"100","mid":"0"},` +
+				`"prodReclaimable":"0","nodeUnused":"50","unallocated":"53","midUnallocatedPercent":0,"midThresholdCap":"100","mid":"0"},` +
 				`"memory":{"capacity":"120G","reclaimPercent":65,"safetyMargin":"42G","nodeReserved":"0","systemUsed":"12G",` +
 				`"hpRequest":"60G","hpUsed":"33G","hpMaxUsedReq":"60G","batch":"33G",` +
-				`"prodReclaimable":"0","nodeUnused":"65G","unallocated":"48G","midThresholdCap":"120G","mid":"0"}}`,
+				`"prodReclaimable":"0","nodeUnused":"65G","unallocated":"48G","midUnallocatedPercent":0,"midThresholdCap":"120G","mid":"0"}}`,
 		},
 		"mid predicted, threshold cap, normalization and warnings": {
 			result: func() Result {
@@ -219,10 +219,10 @@ func TestExplanation(t *testing.T) {
 			wantValue: `{"updateTime":"2026-03-01T12:00:00Z","policy":{"cpu":"usage","memory":"usage","cpuConfigured":"request"},` +
 				`"cpu":{"capacity":"100","reclaimPercent":65,"safetyMargin":"35","nodeReserved":"0","systemUsed":"7",` +
 				`"hpRequest":"40","hpUsed":"33","hpMaxUsedReq":"42","thresholdCap":"10","normalizationRatio":"1.5","batch":"15",` +
-				`"prodReclaimable":"1","nodeUnused":"50","unallocated":"53","midThresholdCap":"100","mid":"1"},` +
+				`"prodReclaimable":"1","nodeUnused":"50","unallocated":"53","midUnallocatedPercent":0,"midThresholdCap":"100","mid":"1"},` +
 				`"memory":{"capacity":"128Gi","reclaimPercent":65,"safetyMargin":"48103633715","nodeReserved":"17438953472",` +
 				`"systemUsed":"17438953472","hpRequest":"60G","hpUsed":"33G","hpMaxUsedReq":"60G","batch":"38896366285",` +
-				`"prodReclaimable":"1Gi","nodeUnused":"82438953472","unallocated":"60G","midThresholdCap":"128Gi","mid":"1Gi"},` +
+				`"prodReclaimable":"1Gi","nodeUnused":"82438953472","unallocated":"60G","midUnallocatedPercent":0,"midThresholdCap":"128Gi","mid":"1Gi"},` +
 				`"warnings":["ignored: annotation \"node.koordinator.sh/reservation\": invalid character 'x' looking for beginning of value"]}`,
 		},
 		"degraded": {
