@@ -235,6 +235,7 @@ func TestRealNode(t *testing.T) {
 		{"BE suppression lowers a BE burner's CPU while an LS burner keeps its share", testSuppression},
 		{"the coreSched CPU QoS policy makes the besteffort cgroup idle (cpu.idle), and turned off undoes it", testCPUIdle},
 		{"koordlet samples the pressure stall information (PSI) of real pods on cgroup v1", testPodPressure},
+		{"a real Prometheus scraping koordlet answers koordlet's dashboard queries with data", testKoordletDashboards},
 		{"helm uninstall removes Koord", testUninstall},
 	}
 	for _, s := range steps {

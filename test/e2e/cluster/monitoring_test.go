@@ -19,7 +19,6 @@ package cluster_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,8 +34,8 @@ import (
 // TestDashboardsAndAlertsOnPrometheus runs the chart's dashboards and alert rules on the local cluster's real
 // Prometheus: every component is scraped; every alert rule evaluates without error; every dashboard query
 // runs, and returns data whenever Prometheus has series of every metric it reads and it does not filter by
-// value (koordlet's metrics of a real node are not served by the simulated node agents, so those queries only
-// have to run).
+// value (the simulated node agents serve koordlet's usage, suppression and eviction metrics, not those of its
+// strategies, hooks, PSI and prediction: test/realnode runs koordlet's queries against a real koordlet).
 func TestDashboardsAndAlertsOnPrometheus(t *testing.T) {
 	ctx := t.Context()
 	client, err := promapi.NewClient(promapi.Config{Address: env.c.PrometheusURL()})
@@ -91,72 +90,30 @@ func TestDashboardsAndAlertsOnPrometheus(t *testing.T) {
 
 	// rate() and increase() need two samples in their window: the queries are retried until the scrapes since
 	// the cluster started give them.
-	var withData, onlyRun int
-	eventually(ctx, t, time.Minute, "every dashboard query runs, with data where its metrics have series", func(ctx context.Context) (bool, string) {
-		problems, data, run, err := runDashboardQueries(ctx, api)
-		if err != nil {
-			return false, err.Error()
-		}
-		withData, onlyRun = data, run
-		return len(problems) == 0, strings.Join(problems, "\n")
-	})
-	t.Logf("Dashboard queries on the local cluster: %d returned data, %d ran without data to show (metrics of a real koordlet, or filters)", withData, onlyRun)
-	if withData == 0 {
-		t.Error("no dashboard query returned data")
-	}
-}
-
-// runDashboardQueries runs every dashboard query on Prometheus and returns the queries that failed, or returned
-// no data although Prometheus has series of every metric they read and they do not filter by value, and how
-// many returned data and how many only ran.
-func runDashboardQueries(ctx context.Context, api promv1.API) (problems []string, withData, onlyRun int, err error) {
-	names, _, err := api.LabelValues(ctx, model.MetricNameLabel, nil, time.Time{}, time.Time{})
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	served := map[string]bool{}
-	for _, n := range names {
-		served[string(n)] = true
-	}
+	var checks []query.Check
 	for _, d := range monitoring.Dashboards() {
 		for _, p := range d.Panels {
 			for _, q := range p.Queries {
-				where := fmt.Sprintf("dashboard %s, panel %q: %q", d.UID, p.Title, q.Expr)
-				info, err := query.Inspect(q.Expr)
-				if err != nil {
-					return nil, 0, 0, fmt.Errorf("%s: %w", where, err)
-				}
-				v, _, err := api.Query(ctx, q.Expr, time.Time{})
-				switch {
-				case err != nil:
-					problems = append(problems, fmt.Sprintf("%s failed: %v", where, err))
-				case info.Filters || !allServed(info.Metrics, served):
-					onlyRun++
-				case empty(v):
-					problems = append(problems, fmt.Sprintf("%s returned no data although Prometheus has its metrics %v", where, info.Metrics))
-				default:
-					withData++
-				}
+				checks = append(checks, query.Check{Where: fmt.Sprintf("dashboard %s, panel %q", d.UID, p.Title), Expr: q.Expr})
 			}
 		}
 	}
-	return problems, withData, onlyRun, nil
-}
-
-// allServed reports whether every metric has series in Prometheus.
-func allServed(metrics []string, served map[string]bool) bool {
-	return !slices.ContainsFunc(metrics, func(m string) bool { return !served[m] })
-}
-
-// empty reports whether a query result holds no sample.
-func empty(v model.Value) bool {
-	switch r := v.(type) {
-	case model.Vector:
-		return len(r) == 0
-	case model.Matrix:
-		return len(r) == 0
-	case *model.Scalar, *model.String:
-		return false
+	var outcome query.Outcome
+	eventually(ctx, t, time.Minute, "every dashboard query runs, with data where its metrics have series", func(ctx context.Context) (bool, string) {
+		var err error
+		if outcome, err = query.Run(ctx, api, checks); err != nil {
+			return false, err.Error()
+		}
+		return len(outcome.Problems) == 0, strings.Join(outcome.Problems, "\n")
+	})
+	var onlyRun []string
+	for _, c := range outcome.OnlyRun {
+		onlyRun = append(onlyRun, c.Expr)
 	}
-	return true
+	t.Logf("Dashboard queries on the local cluster: %d returned data, %d ran without data to show (metrics only a real koordlet serves, "+
+		"counters nothing has counted yet, or filters; test/realnode runs koordlet's on a real node): %s",
+		len(outcome.WithData), len(outcome.OnlyRun), strings.Join(onlyRun, "; "))
+	if len(outcome.WithData) == 0 {
+		t.Error("no dashboard query returned data")
+	}
 }

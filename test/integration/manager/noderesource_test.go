@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -39,6 +40,8 @@ import (
 	"github.com/koord-dev/koord/apis/configuration"
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
+	"github.com/koord-dev/koord/pkg/koordctl/explain"
 	"github.com/koord-dev/koord/pkg/manager"
 )
 
@@ -370,6 +373,20 @@ var nrQuantityComparer = cmp.Comparer(func(a, b resource.Quantity) bool { return
 // nrQ parses a quantity.
 func nrQ(s string) *resource.Quantity { return ptr.To(resource.MustParse(s)) }
 
+// nrClients returns clientsets of the test apiserver, for koordctl explain.
+func nrClients(t *testing.T) (kubernetes.Interface, versioned.Interface) {
+	t.Helper()
+	kube, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	koord, err := versioned.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kube, koord
+}
+
 // TestNodeResourceWorkedExamples checks each calculate policy, the batch threshold caps and both mid modes on
 // the base fixture; every expected number is worked out by hand from the spec's formulas (§3.1, §3.2). Each case
 // is a node strategy of one colocation-config selected by a node label, so all cases run under one manager.
@@ -491,6 +508,18 @@ func TestNodeResourceWorkedExamples(t *testing.T) {
 				}
 			})
 			node := nrWaitForResources(t, name, tc.want)
+			// koordctl explain node evaluates each formula from the terms koord-manager recorded: every result
+			// it wrote is recomputed and agrees with it and with the node.
+			kube, koord := nrClients(t)
+			x, err := (&explain.Explainer{Kube: kube, Koord: koord}).Node(t.Context(), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, term := range x.Terms {
+				if !term.Consistent || (term.Written != "" && term.Computed != term.Written) {
+					t.Errorf("koordctl explain node: %s computed %q, written %q, node %q: %s", term.Resource, term.Computed, term.Written, term.Allocatable, term.Note)
+				}
+			}
 			if tc.wantExplanation == nil {
 				return
 			}
