@@ -21,6 +21,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/koord-dev/koord/pkg/descheduler/apis/config"
 	koordmetrics "github.com/koord-dev/koord/pkg/metrics"
 )
 
@@ -39,7 +40,7 @@ type Metrics struct {
 
 // NewMetrics creates them, unregistered.
 func NewMetrics() *Metrics {
-	return &Metrics{
+	m := &Metrics{
 		Jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemDescheduler, Name: "pod_migration_jobs_total",
 			Help: "PodMigrationJobs that reached a phase, by phase and reason.",
@@ -57,6 +58,14 @@ func NewMetrics() *Metrics {
 			Help: "Koordinator's name: evictions of pods by PodMigrationJobs, by result (success, error), strategy (the plugin that asked, e.g. LowNodeLoad), namespace and node.",
 		}, []string{"result", "strategy", "namespace", "node"}),
 	}
+	// Every eviction policy and result is exported from the start, at 0, so that dashboards see 0 rather than
+	// no data.
+	for _, policy := range []string{config.EvictionPolicyEviction, config.EvictionPolicyDelete, config.EvictionPolicySoftEviction} {
+		for _, result := range []string{"success", "error", "too_many_requests"} {
+			m.Evictions.WithLabelValues(policy, result)
+		}
+	}
+	return m
 }
 
 // Register registers them with reg.

@@ -369,6 +369,11 @@ func TestMetricsRegister(t *testing.T) {
 koord_koordlet_evictions_total{reason="EvictPodByNodeMemoryUsage"} 1
 # HELP koord_koordlet_evictions_rejected_total Evictions koordlet asked for but did not carry out, by cause: CoolDown, BudgetExhausted, RateLimited, PodGone, Disallowed (HTTP 429 from the apiserver, e.g. a PodDisruptionBudget) or Error.
 # TYPE koord_koordlet_evictions_rejected_total counter
+koord_koordlet_evictions_rejected_total{cause="BudgetExhausted"} 0
+koord_koordlet_evictions_rejected_total{cause="CoolDown"} 0
+koord_koordlet_evictions_rejected_total{cause="Disallowed"} 0
+koord_koordlet_evictions_rejected_total{cause="Error"} 0
+koord_koordlet_evictions_rejected_total{cause="PodGone"} 0
 koord_koordlet_evictions_rejected_total{cause="RateLimited"} 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {

@@ -51,7 +51,7 @@ type Metrics struct {
 
 // NewMetrics creates the collectors, unregistered.
 func NewMetrics() *Metrics {
-	return &Metrics{
+	m := &Metrics{
 		evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemKoordlet, Name: "evictions_total",
 			Help: "Pods koordlet evicted through the Eviction API, by the reason of the eviction (e.g. EvictPodByNodeMemoryUsage; in the message of the evictPodSuccess Event).",
@@ -62,6 +62,11 @@ func NewMetrics() *Metrics {
 				"RateLimited, PodGone, Disallowed (HTTP 429 from the apiserver, e.g. a PodDisruptionBudget) or Error.",
 		}, []string{"cause"}),
 	}
+	// Every cause is exported from the start, at 0, so that dashboards and alerts see 0 rather than no data.
+	for _, c := range []string{CauseCoolDown, CauseBudgetExhausted, CauseRateLimited, CausePodGone, CauseDisallowed, CauseError} {
+		m.rejected.WithLabelValues(c)
+	}
+	return m
 }
 
 // Register registers the collectors with reg.

@@ -162,6 +162,10 @@ func New(strategies []Strategy, inputs Inputs, metrics MetricReader, opts ...Opt
 	if o.metrics == nil {
 		o.metrics = NewMetrics()
 	}
+	// Each strategy's errors are exported from the start, at 0, so that dashboards see 0 rather than no data.
+	for _, s := range strategies {
+		o.metrics.errors.WithLabelValues(s.Name())
+	}
 	return &Manager{
 		strategies:   strategies,
 		inputs:       inputs,

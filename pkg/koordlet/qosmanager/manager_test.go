@@ -324,16 +324,23 @@ func TestMetricsRegister(t *testing.T) {
 	in := &fakeInputs{}
 	in.set(testNode(), testSLO("1"))
 	failing := &fakeStrategy{name: "cpusuppress", run: func(*State) error { return errors.New("boom") }}
-	New([]Strategy{failing}, in, sampledCache(), WithMetrics(m)).RunOnce(ctx)
+	fine := &fakeStrategy{name: "memoryqos", run: func(*State) error { return nil }}
+	mgr := New([]Strategy{failing, fine}, in, sampledCache(), WithMetrics(m))
+	// Each strategy's errors are exported before its first round, at 0.
+	if got := testutil.ToFloat64(m.errors.WithLabelValues("cpusuppress")); got != 0 || testutil.CollectAndCount(m.errors) != 2 {
+		t.Errorf("before any round: %d error series, cpusuppress at %v; want 2 at 0", testutil.CollectAndCount(m.errors), got)
+	}
+	mgr.RunOnce(ctx)
 	const want = `
 # HELP koord_koordlet_qos_strategy_errors_total Rounds of a QoS strategy that returned an error (or panicked), by strategy.
 # TYPE koord_koordlet_qos_strategy_errors_total counter
 koord_koordlet_qos_strategy_errors_total{strategy="cpusuppress"} 1
+koord_koordlet_qos_strategy_errors_total{strategy="memoryqos"} 0
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "koord_koordlet_qos_strategy_errors_total"); err != nil {
 		t.Error(err)
 	}
-	if got := testutil.CollectAndCount(m.duration, "koord_koordlet_qos_strategy_duration_seconds"); got != 1 {
-		t.Errorf("duration series = %d, want 1", got)
+	if got := testutil.CollectAndCount(m.duration, "koord_koordlet_qos_strategy_duration_seconds"); got != 2 {
+		t.Errorf("duration series = %d, want 2", got)
 	}
 }

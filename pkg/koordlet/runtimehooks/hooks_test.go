@@ -389,3 +389,14 @@ func TestRunPodSandboxUnsetsBoundQuota(t *testing.T) {
 		t.Errorf("LS pod's quota = %s, want kubelet's 200000 kept", got)
 	}
 }
+
+// TestMetricsStartAtZero: every hook and result is exported before any call, at 0.
+func TestMetricsStartAtZero(t *testing.T) {
+	m := NewMetrics()
+	if got := testutil.CollectAndCount(m.calls); got != 9 {
+		t.Errorf("%d hook call series before any call, want 9 (3 hooks x 3 results)", got)
+	}
+	if got := testutil.ToFloat64(m.calls.WithLabelValues(hookUpdateContainer, resultFailed)); got != 0 {
+		t.Errorf("failed UpdateContainer calls = %v before any call, want 0", got)
+	}
+}

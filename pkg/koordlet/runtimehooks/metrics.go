@@ -54,7 +54,7 @@ type Metrics struct {
 
 // NewMetrics creates the collectors, unregistered.
 func NewMetrics() *Metrics {
-	return &Metrics{
+	m := &Metrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: koordmetrics.Namespace, Subsystem: koordmetrics.SubsystemKoordlet, Name: "runtime_hook_calls_total",
 			Help: "Calls of koordlet's runtime hooks by the container runtime (NRI), by hook (RunPodSandbox, CreateContainer, UpdateContainer) and result: Applied, Unchanged (nothing to set) or Failed (left to the failure policy and the reconcile loop).",
@@ -69,6 +69,13 @@ func NewMetrics() *Metrics {
 			Help: "1 while koordlet is registered with the container runtime as an NRI plugin, else 0.",
 		}),
 	}
+	// Every hook and result is exported from the start, at 0, so that dashboards see 0 rather than no data.
+	for _, hook := range []string{hookRunPodSandbox, hookCreateContainer, hookUpdateContainer} {
+		for _, result := range []string{resultApplied, resultUnchanged, resultFailed} {
+			m.calls.WithLabelValues(hook, result)
+		}
+	}
+	return m
 }
 
 // Register registers the collectors with reg.

@@ -121,6 +121,10 @@ func newPlugin(ctx context.Context, args *config.CoschedulingArgs, h fwk.Handle,
 	}
 	if args.EnablePreemption {
 		p.executor = preemption.NewExecutor(h, o.Features)
+		// Every result is exported from the start, at 0, so that dashboards see 0 rather than no data.
+		for _, r := range []string{preemptionPreempted, preemptionIneligible, preemptionOngoing, preemptionNotHelpful, preemptionError} {
+			p.metrics.GangPreemptions.WithLabelValues(r)
+		}
 	}
 	if args.AwareNetworkTopology {
 		fw, ok := h.(framework.Framework)
