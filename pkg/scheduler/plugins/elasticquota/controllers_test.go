@@ -17,6 +17,7 @@ limitations under the License.
 package elasticquota
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -25,8 +26,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
@@ -36,6 +39,7 @@ import (
 	configv1 "github.com/koord-dev/koord/pkg/scheduler/apis/config/v1"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/cache"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	utiltesting "github.com/koord-dev/koord/pkg/util/testing"
 )
@@ -253,5 +257,33 @@ func TestQuotaGauges(t *testing.T) {
 	}
 	if _, ok := p.gauged[[3]string{"gone", "cpu", "used"}]; ok {
 		t.Error("the gauge of a quota that is gone is kept")
+	}
+}
+
+// TestRevokeForgetsGonePods: a victim the apiserver no longer has (its deletion missed, e.g. while the apiserver
+// restarted) is forgotten rather than kept charged to the quota, which would stay over its runtime for good.
+func TestRevokeForgetsGonePods(t *testing.T) {
+	quotas, nodes, pods := twoTenants()
+	pods = append(pods, utiltesting.MakePod("b2").Label(extension.LabelQuotaName, "team-b").Priority(10).Req(utiltesting.Resources("cpu", "15")).Obj())
+	f := newFixture(t, plugintest.Args[config.ElasticQuotaArgs](t, func(a *configv1.ElasticQuotaArgs) { a.MonitorAllQuotas = new(bool); *a.MonitorAllQuotas = true }), quotas, nodes, pods)
+	f.Kube.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "eviction" {
+			return false, nil, nil
+		}
+		return true, nil, apierrors.NewNotFound(corev1.Resource("pods"), a.(clienttesting.CreateAction).GetObject().(*policyv1.Eviction).Name)
+	})
+	overTeamA := func() bool {
+		return slices.ContainsFunc(f.plugin.manager.OverUsed(), func(o cache.OverUse) bool { return o.Quota == "team-a" })
+	}
+	if !overTeamA() {
+		t.Fatal("team-a is not over its runtime quota to begin with")
+	}
+	r := &revoker{p: f.plugin, overSince: map[string]time.Time{}}
+	r.revoke(f.Ctx)
+	f.Clock.Step(2 * time.Minute)
+	r.revoke(f.Ctx)
+	// a-low (20 cpu) is gone: team-a uses 10 of its runtime 20.
+	if overTeamA() {
+		t.Error("team-a is still over its runtime quota after its victim turned out gone")
 	}
 }

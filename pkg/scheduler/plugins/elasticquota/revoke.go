@@ -97,9 +97,16 @@ func (r *revoker) revoke(ctx context.Context) {
 func (r *revoker) evict(ctx context.Context, pod *corev1.Pod, o cache.OverUse) {
 	logger := klog.FromContext(ctx)
 	message := fmt.Sprintf("quota %q used more than its %s for %v: %s", o.Quota, limitName(r.p.args.EnableRuntimeQuota), r.p.args.DelayEvictTime.Duration, overUseText(o))
-	eviction := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}
+	// The UID precondition keeps a new pod of the same name safe.
+	eviction := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace},
+		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &pod.UID}}}
 	err := r.p.handle.ClientSet().PolicyV1().Evictions(pod.Namespace).Evict(ctx, eviction)
-	if apierrors.IsNotFound(err) {
+	if apierrors.IsNotFound(err) || (apierrors.IsConflict(err) && r.replaced(ctx, pod)) {
+		// The apiserver no longer has the pod (or has another of that name): it uses nothing. A deletion the
+		// informer did not deliver (the apiserver restarting meanwhile) would otherwise keep it charged to the
+		// quota, and the quota over its runtime, for good.
+		r.p.manager.DeletePod(pod.UID)
+		logger.Info("Forgot a pod of an over-used quota that the apiserver no longer has", "pod", klog.KObj(pod), "uid", pod.UID, "quota", o.Quota)
 		return
 	}
 	if err != nil {
@@ -112,6 +119,13 @@ func (r *revoker) evict(ctx context.Context, pod *corev1.Pod, o cache.OverUse) {
 	if rec := r.p.handle.EventRecorder(); rec != nil {
 		rec.Eventf(pod, nil, corev1.EventTypeWarning, ReasonQuotaOverUsedRevoked, "Evict", "Evicted: %s", message)
 	}
+}
+
+// replaced reports whether the apiserver has no pod of pod's name, or one with another UID (a conflict on the
+// eviction's UID precondition; a conflict may also come from a PodDisruptionBudget update).
+func (r *revoker) replaced(ctx context.Context, pod *corev1.Pod) bool {
+	got, err := r.p.handle.ClientSet().CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	return apierrors.IsNotFound(err) || (err == nil && got.UID != pod.UID)
 }
 
 func limitName(runtime bool) string {
