@@ -340,6 +340,7 @@ func (a *Agent) strategies(gates features.Koordlet, recorder record.EventRecorde
 		if err := m.Register(a.registry); err != nil {
 			return nil, fmt.Errorf("register evictor metrics: %w", err)
 		}
+		m.Declare(append(memoryGates.Reasons(), cpuGates.Reasons()...)...)
 		ev := evictor.New(a.kube, recorder, evictor.WithMetrics(m))
 		if memoryGates != (memoryevict.Gates{}) {
 			out = append(out, memoryevict.New(ev, memoryevict.WithGates(memoryGates), memoryevict.WithAnnotationReporter(annotations)))

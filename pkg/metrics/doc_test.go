@@ -46,9 +46,9 @@ generate); that test fails when this file is stale. Edit the Help texts in the m
 Every Koord metric is named ` + "`koord_<component>_<name>`" + `, in base units (seconds, bytes, cores), with ` + "`_total`" + `
 counters and labels that take a bounded set of values (the node label of koord-manager's per-node gauges is
 bounded by the cluster's nodes; their series go with the node). Counters whose labels take a fixed set of
-values (koordlet's eviction rejections by cause, runtime hook calls, QoS strategy errors; gang preemptions by
-result; migration evictions by policy and result) export every combination from the start, at 0, so that a
-dashboard shows 0 rather than no data. Each component's documentation says which alerts are worth having.
+values (koordlet's evictions by the reasons of its enabled strategies and rejections by cause, runtime hook
+calls, QoS strategy errors; gang preemptions by result; migration evictions by policy and result) export every
+combination from the start, at 0, so that a dashboard shows 0 rather than no data. Each component's documentation says which alerts are worth having.
 
 Where Koord and Koordinator measure the same thing, the component also exports it under Koordinator's name,
 labels and units (its second table), so that dashboards and alerts written for Koordinator work unchanged. The

@@ -172,6 +172,7 @@ func (c *Cluster) newNode(name string, now time.Time, history time.Duration) *si
 	n.annotations = qosmanager.NewAnnotationReporter(recorder)
 	f := c.opts.Features
 	if gates := (memoryevict.Gates{BEMemoryEvict: f.BEMemoryEvict, MemoryAllocatableEvict: f.MemoryAllocatableEvict, MemoryEvict: f.MemoryEvict}); gates != (memoryevict.Gates{}) {
+		c.opts.Metrics.evictor.Declare(gates.Reasons()...)
 		ev := evictor.New(c.kube, recorder, evictor.WithClock(c.clock), evictor.WithMetrics(c.opts.Metrics.evictor))
 		n.evict = memoryevict.New(&countingEvictor{n: n, ev: ev}, memoryevict.WithGates(gates), memoryevict.WithRecorder(recorder))
 	}

@@ -380,3 +380,15 @@ koord_koordlet_evictions_rejected_total{cause="RateLimited"} 1
 		t.Error(err)
 	}
 }
+
+// TestDeclare: declared reasons are exported at 0 before any eviction; others appear with their first.
+func TestDeclare(t *testing.T) {
+	m := NewMetrics()
+	m.Declare("EvictPodByNodeMemoryUsage", "EvictPodByBECPUSatisfaction")
+	if got := testutil.CollectAndCount(m.evictions); got != 2 {
+		t.Errorf("%d eviction series after declaring 2 reasons, want 2", got)
+	}
+	if got := testutil.ToFloat64(m.evictions.WithLabelValues("EvictPodByNodeMemoryUsage")); got != 0 {
+		t.Errorf("declared reason at %v, want 0", got)
+	}
+}

@@ -69,6 +69,14 @@ func NewMetrics() *Metrics {
 	return m
 }
 
+// Declare exports the evictions of each reason at 0 until the first, so that dashboards see 0 rather than no
+// data: the strategies that evict declare their reasons.
+func (m *Metrics) Declare(reasons ...string) {
+	for _, r := range reasons {
+		m.evictions.WithLabelValues(r)
+	}
+}
+
 // Register registers the collectors with reg.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	return errors.Join(reg.Register(m.evictions), reg.Register(m.rejected))

@@ -73,6 +73,21 @@ type Gates struct {
 	CPUEvict bool
 }
 
+// Reasons returns the eviction reasons of the gates that are on: Reason (BECPUEvict), ReasonNodeUsage
+// (CPUEvict) and ReasonAllocatable (CPUAllocatableEvict).
+func (g Gates) Reasons() []string {
+	var out []string
+	for _, r := range []struct {
+		on     bool
+		reason string
+	}{{g.BECPUEvict, Reason}, {g.CPUEvict, ReasonNodeUsage}, {g.CPUAllocatableEvict, ReasonAllocatable}} {
+		if r.on {
+			out = append(out, r.reason)
+		}
+	}
+	return out
+}
+
 // Strategy evicts pods for CPU, as Koordinator's CPUEvict strategy: BE pods whose CPU satisfaction stays low
 // (BECPUEvict), pods over the mid or batch allocatable (CPUAllocatableEvict) and pods up to a priority on node
 // usage (CPUEvict), in that order within a round. Create it with New.

@@ -353,3 +353,21 @@ func TestCPUAllocatableEvict(t *testing.T) {
 		t.Errorf("evictions (-want,+got):\n%s", diff)
 	}
 }
+
+func TestGatesReasons(t *testing.T) {
+	tests := map[string]struct {
+		gates Gates
+		want  []string
+	}{
+		"none":    {},
+		"BE only": {gates: Gates{BECPUEvict: true}, want: []string{Reason}},
+		"all":     {gates: Gates{BECPUEvict: true, CPUEvict: true, CPUAllocatableEvict: true}, want: []string{Reason, ReasonNodeUsage, ReasonAllocatable}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.gates.Reasons()); diff != "" {
+				t.Errorf("Reasons (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}

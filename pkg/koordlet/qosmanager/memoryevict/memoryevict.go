@@ -65,6 +65,21 @@ type Gates struct {
 	MemoryEvict bool
 }
 
+// Reasons returns the eviction reasons of the gates that are on: Reason (BEMemoryEvict), ReasonNodeUsage
+// (MemoryEvict) and ReasonAllocatable (MemoryAllocatableEvict).
+func (g Gates) Reasons() []string {
+	var out []string
+	for _, r := range []struct {
+		on     bool
+		reason string
+	}{{g.BEMemoryEvict, Reason}, {g.MemoryEvict, ReasonNodeUsage}, {g.MemoryAllocatableEvict, ReasonAllocatable}} {
+		if r.on {
+			out = append(out, r.reason)
+		}
+	}
+	return out
+}
+
 // Strategy evicts pods for node memory, as Koordinator's memoryEvict: BE pods on usage (BEMemoryEvict), pods
 // over the mid or batch allocatable (MemoryAllocatableEvict), and pods up to a priority on usage
 // (MemoryEvict), in that order within a round. Create it with New.

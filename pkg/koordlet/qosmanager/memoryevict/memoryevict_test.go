@@ -420,3 +420,21 @@ func TestMemoryAllocatableEvict(t *testing.T) {
 		t.Errorf("evictions with an invalid configuration: %v", got)
 	}
 }
+
+func TestGatesReasons(t *testing.T) {
+	tests := map[string]struct {
+		gates Gates
+		want  []string
+	}{
+		"none":                  {},
+		"BE only":               {gates: Gates{BEMemoryEvict: true}, want: []string{Reason}},
+		"usage and allocatable": {gates: Gates{MemoryEvict: true, MemoryAllocatableEvict: true}, want: []string{ReasonNodeUsage, ReasonAllocatable}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.gates.Reasons()); diff != "" {
+				t.Errorf("Reasons (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
