@@ -122,8 +122,8 @@ type Agent struct {
 	registry *prometheus.Registry
 	// koordinator holds Koordinator's names of the metrics in registry; /metrics serves both.
 	koordinator *prometheus.Registry
-	// cpuFullPSI tells whether the kernel reports full cpu pressure; nil while PSI is not collected.
-	cpuFullPSI func() bool
+	// psiMetrics are the collector's PSI metrics; nil while PSI is not collected.
+	psiMetrics *collector.Metrics
 }
 
 // New assembles an agent: it detects the cgroup layout under opts.CgroupRoot, and builds the clients, the
@@ -176,7 +176,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (*Agent, error) {
 			return nil, fmt.Errorf("register collector metrics: %w", err)
 		}
 		collectOpts = append(collectOpts, collector.WithPSI(), collector.WithMetrics(m))
-		a.cpuFullPSI = m.CPUFullSupported
+		a.psiMetrics = m
 	}
 	a.collect = collector.New(a.cgroups, opts.ProcRoot, a.cache, a.informer, collectOpts...)
 	predictMetrics := prediction.NewMetrics()
@@ -240,11 +240,7 @@ func (a *Agent) registerUsageAndKoordinatorMetrics() error {
 	if err := a.registry.Register(newUsageCollector(a.cache, a.informer.Pods, a.opts.NodeName)); err != nil {
 		return fmt.Errorf("register usage metrics: %w", err)
 	}
-	cpuFull := a.cpuFullPSI
-	if cpuFull == nil {
-		cpuFull = func() bool { return false }
-	}
-	km, err := newKoordinatorMetrics(a.registry, a.opts.NodeName, cpuFull)
+	km, err := newKoordinatorMetrics(a.registry, a.opts.NodeName, a.psiMetrics.CPUFullSupported)
 	if err != nil {
 		return fmt.Errorf("koordlet metrics under Koordinator's names: %w", err)
 	}

@@ -108,13 +108,5 @@ func (c *usageCollector) Collect(ch chan<- prometheus.Metric) {
 
 // MetricInfos implements koordmetrics.SelfDescribing: the gauges exist only once usage was collected.
 func (c *usageCollector) MetricInfos() ([]koordmetrics.Info, error) {
-	var out []koordmetrics.Info
-	for _, d := range []*prometheus.Desc{c.nodeDesc, c.podDesc, c.containerDesc, c.nodeCPUDesc, c.nodeMemoryDesc} {
-		info, err := koordmetrics.InfoOf(d, "gauge")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, info)
-	}
-	return out, nil
+	return koordmetrics.GaugeInfos(c.nodeDesc, c.podDesc, c.containerDesc, c.nodeCPUDesc, c.nodeMemoryDesc)
 }

@@ -134,11 +134,19 @@ func describe(c prometheus.Collector) ([]Info, error) {
 	return out, nil
 }
 
-// InfoOf describes the metric of d, of type typ.
-func InfoOf(d *prometheus.Desc, typ string) (Info, error) {
-	info, err := infoOf(d)
-	info.Type = typ
-	return info, err
+// GaugeInfos describes the gauges of descs, for a SelfDescribing collector whose gauges are computed at scrape
+// time.
+func GaugeInfos(descs ...*prometheus.Desc) ([]Info, error) {
+	out := make([]Info, 0, len(descs))
+	for _, d := range descs {
+		info, err := infoOf(d)
+		if err != nil {
+			return nil, err
+		}
+		info.Type = "gauge"
+		out = append(out, info)
+	}
+	return out, nil
 }
 
 // infoOf reads the name, help and variable labels of d.

@@ -113,13 +113,5 @@ func (c *agentCollector) Collect(ch chan<- prometheus.Metric) {
 
 // MetricInfos implements koordmetrics.SelfDescribing: the gauges exist only once nodes had a round.
 func (c *agentCollector) MetricInfos() ([]koordmetrics.Info, error) {
-	var out []koordmetrics.Info
-	for _, d := range c.descs() {
-		info, err := koordmetrics.InfoOf(d, "gauge")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, info)
-	}
-	return out, nil
+	return koordmetrics.GaugeInfos(c.descs()...)
 }

@@ -40,6 +40,7 @@ import (
 	"github.com/koord-dev/koord/pkg/monitoring"
 	"github.com/koord-dev/koord/pkg/monitoring/query"
 	"github.com/koord-dev/koord/test/realnode/node"
+	"github.com/koord-dev/koord/test/testenv"
 )
 
 // testKoordletDashboards runs a real Prometheus (bin/prometheus) scraping the node's koordlet every second, with
@@ -108,7 +109,7 @@ func startPrometheus(t *testing.T, target string) string {
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	logFile, err := os.Create(filepath.Join(env.dir, "prometheus.log"))
 	if err != nil {
@@ -157,15 +158,4 @@ func startPrometheus(t *testing.T, target string) string {
 		return resp.StatusCode == http.StatusOK, resp.Status
 	})
 	return url
-}
-
-// freePort returns a TCP port free on the loopback address now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }()
-	return ln.Addr().(*net.TCPAddr).Port
 }

@@ -137,43 +137,41 @@ func TestBuildReservation(t *testing.T) {
 				},
 			},
 		},
-		"third attempt: the name gets -3": {
-			job: &schedv1alpha1.PodMigrationJob{
-				ObjectMeta: metav1.ObjectMeta{Name: "job", UID: "job-uid", Annotations: map[string]string{AnnotationReservationAttempt: "3"}},
-				Spec: schedv1alpha1.PodMigrationJobSpec{ReservationOptions: &schedv1alpha1.PodMigrateReservationOptions{
-					Template: &schedv1alpha1.ReservationTemplateSpec{
-						ObjectMeta: metav1.ObjectMeta{Name: "mine", Labels: map[string]string{"x": "y"}},
-						Spec:       schedv1alpha1.ReservationSpec{TTL: &metav1.Duration{Duration: time.Hour}},
-					},
-				}},
-			},
-			pod: makePod("p", ownedBy(rs), func(p *corev1.Pod) {
-				p.Spec.NodeName = ""
-				p.Status = corev1.PodStatus{Phase: corev1.PodPending}
-			}),
-			want: &schedv1alpha1.Reservation{
-				ObjectMeta: metav1.ObjectMeta{
-					Name:            "mine-3",
-					Labels:          map[string]string{"x": "y", LabelCreatedBy: Creator, extension.LabelReservationOrder: order},
-					OwnerReferences: jobOwner,
-				},
-				Spec: schedv1alpha1.ReservationSpec{
-					Template: &corev1.PodTemplateSpec{
-						ObjectMeta: metav1.ObjectMeta{Namespace: "ns"},
-						Spec:       corev1.PodSpec{SchedulerName: "koord-scheduler", Containers: []corev1.Container{{Name: "c", Image: "i"}}},
-					},
-					Owners:       []schedv1alpha1.ReservationOwner{{Object: &corev1.ObjectReference{Kind: "Pod", Namespace: "ns", Name: "p", UID: "uid-p"}}},
-					TTL:          &metav1.Duration{Duration: time.Hour},
-					AllocateOnce: ptr.To(true),
-				},
-			},
-		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			got := buildReservation(tc.job, tc.pod, 5*time.Minute, testNow)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("buildReservation (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestBuildReservationAttempt: a job's later Reservation is its first, named with "-<attempt>" (after the job's
+// UID, or the template's name).
+func TestBuildReservationAttempt(t *testing.T) {
+	_, rs := makeDeployment("web", 3)
+	pod := makePod("p", ownedBy(rs))
+	for name, tc := range map[string]struct {
+		template *schedv1alpha1.PodMigrateReservationOptions
+		want     string
+	}{
+		"named after the job":      {want: "job-uid-3"},
+		"named after the template": {template: &schedv1alpha1.PodMigrateReservationOptions{Template: &schedv1alpha1.ReservationTemplateSpec{ObjectMeta: metav1.ObjectMeta{Name: "mine"}}}, want: "mine-3"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			job := &schedv1alpha1.PodMigrationJob{ObjectMeta: metav1.ObjectMeta{Name: "job", UID: "job-uid"},
+				Spec: schedv1alpha1.PodMigrationJobSpec{ReservationOptions: tc.template}}
+			first := buildReservation(job, pod, 5*time.Minute, testNow)
+			metav1.SetMetaDataAnnotation(&job.ObjectMeta, AnnotationReservationAttempt, "3")
+			third := buildReservation(job, pod, 5*time.Minute, testNow)
+			if third.Name != tc.want {
+				t.Errorf("third Reservation named %q, want %q", third.Name, tc.want)
+			}
+			third.Name = first.Name
+			if diff := cmp.Diff(first, third); diff != "" {
+				t.Errorf("the third Reservation differs from the first beyond its name (-first,+third):\n%s", diff)
 			}
 		})
 	}

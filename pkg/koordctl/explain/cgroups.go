@@ -66,26 +66,20 @@ func (e *Explainer) cgroupsOf(ctx context.Context, pod *corev1.Pod) (*podcgroups
 	return out, ""
 }
 
-// printCgroups prints the settings as a table, one row per cgroup.
+// printCgroups prints the settings as a table, one row per cgroup, and under it what could not be read.
 func printCgroups(p *printer, c *podcgroups.Pod) {
+	settings := []*podcgroups.Settings{&c.Pod}
 	rows := [][]string{cgroupRow("pod", &c.Pod)}
 	for i := range c.Containers {
+		settings = append(settings, &c.Containers[i].Settings)
 		rows = append(rows, cgroupRow(c.Containers[i].Name, &c.Containers[i].Settings))
 	}
 	p.table([]string{"cgroup", "cpu shares", "cfs quota", "cpuset", "cpu.idle", "bvt", "memory limit", "memory.min/low/high"}, rows)
-	for _, r := range append([]podcgroups.Settings{c.Pod}, settingsOf(c.Containers)...) {
-		for _, e := range r.Errors {
-			p.printf("  %s: %s\n", r.Dir, e)
+	for _, s := range settings {
+		for _, e := range s.Errors {
+			p.printf("  %s: %s\n", s.Dir, e)
 		}
 	}
-}
-
-func settingsOf(containers []podcgroups.Container) []podcgroups.Settings {
-	out := make([]podcgroups.Settings, 0, len(containers))
-	for _, c := range containers {
-		out = append(out, c.Settings)
-	}
-	return out
 }
 
 // cgroupRow formats one cgroup's settings; a knob the kernel lacks is "-".

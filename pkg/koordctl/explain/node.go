@@ -33,6 +33,7 @@ import (
 
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // NodeExplanation is `koordctl explain node`: how koord-manager computed the node's batch and mid resources,
@@ -263,13 +264,12 @@ func midTerms(name corev1.ResourceName, e *extension.ColocationResourceExplanati
 		Terms: []Term{{"prodReclaimable", qs(e.ProdReclaimable)}, {"nodeUnused", qs(e.NodeUnused)}, {"unallocated", qs(e.Unallocated)},
 			{"midUnallocatedPercent", i64s(e.MidUnallocatedPercent)}, {"midThresholdCap", qs(e.MidThresholdCap)}},
 	}
-	// Amounts in the calculator's unit: milli-cores, bytes.
-	amount := func(q *resource.Quantity) int64 {
-		if milli {
-			return q.MilliValue()
-		}
-		return q.Value()
+	// Amounts in the calculator's unit: milli-cores (as cpu), bytes (as memory).
+	unit := corev1.ResourceMemory
+	if milli {
+		unit = corev1.ResourceCPU
 	}
+	amount := func(q *resource.Quantity) int64 { return quantity.Value(unit, *q) }
 	var computed *resource.Quantity
 	static := e.ProdReclaimable == nil && e.NodeUnused == nil && e.Unallocated == nil
 	switch {
@@ -278,11 +278,11 @@ func midTerms(name corev1.ResourceName, e *extension.ColocationResourceExplanati
 		t.Formula = "min(capacity x midStaticPercent, midThresholdCap), at least 0 (static mode)"
 		t.Terms = []Term{{"capacity", qs(e.Capacity)}, {"midStaticPercent", i64s(e.MidStaticPercent)}, {"midThresholdCap", qs(e.MidThresholdCap)}}
 		if e.Capacity != nil && e.MidStaticPercent != nil && e.MidThresholdCap != nil {
-			computed = amountQuantity(max(min(sharePercent(amount(e.Capacity), *e.MidStaticPercent), amount(e.MidThresholdCap)), 0), milli)
+			computed = ptr.To(quantity.Quantity(unit, max(min(quantity.PercentOf(amount(e.Capacity), *e.MidStaticPercent), amount(e.MidThresholdCap)), 0)))
 		}
 	case e.ProdReclaimable != nil && e.NodeUnused != nil && e.Unallocated != nil && e.MidUnallocatedPercent != nil && e.MidThresholdCap != nil:
-		v := max(min(amount(e.ProdReclaimable), amount(e.NodeUnused)), 0) + sharePercent(amount(e.Unallocated), *e.MidUnallocatedPercent)
-		computed = amountQuantity(max(min(v, amount(e.MidThresholdCap)), 0), milli)
+		v := max(min(amount(e.ProdReclaimable), amount(e.NodeUnused)), 0) + quantity.PercentOf(amount(e.Unallocated), *e.MidUnallocatedPercent)
+		computed = ptr.To(quantity.Quantity(unit, max(min(v, amount(e.MidThresholdCap)), 0)))
 	}
 	if midDegraded != "" && degraded == "" {
 		degraded = midDegraded
@@ -291,20 +291,6 @@ func midTerms(name corev1.ResourceName, e *extension.ColocationResourceExplanati
 	// taken as written.
 	t.finish(computed, e.Mid, allocatable, name, milli, degraded)
 	return t
-}
-
-// sharePercent is percent % of v, rounded down, without overflow: koord-manager's rounding.
-func sharePercent(v, percent int64) int64 {
-	return v/100*percent + v%100*percent/100
-}
-
-// amountQuantity returns v, in milli-cores when milli else bytes, as a quantity in the same unit finish expects
-// (a cpu quantity for milli).
-func amountQuantity(v int64, milli bool) *resource.Quantity {
-	if milli {
-		return resource.NewMilliQuantity(v, resource.DecimalSI)
-	}
-	return resource.NewQuantity(v, resource.BinarySI)
 }
 
 // finish fills the results and checks them: the written value against the computed one (when the formula

@@ -55,9 +55,10 @@ type Metrics struct {
 }
 
 // CPUFullSupported reports whether the kernel reports full cpu pressure: whether a cpu pressure file read so far
-// had a full line. Koordinator labels its PSI metrics with it (cpu_full_supported).
+// had a full line; false for nil Metrics (PSI not collected). Koordinator labels its PSI metrics with it
+// (cpu_full_supported).
 func (m *Metrics) CPUFullSupported() bool {
-	return m.cpuFull.Load()
+	return m != nil && m.cpuFull.Load()
 }
 
 // NewMetrics creates the collectors, unregistered.

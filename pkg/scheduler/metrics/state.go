@@ -116,15 +116,7 @@ func (s *state) Collect(ch chan<- prometheus.Metric) {
 
 // MetricInfos implements koordmetrics.SelfDescribing: the gauges exist only once the plugins hand their sources.
 func (s *state) MetricInfos() ([]koordmetrics.Info, error) {
-	var out []koordmetrics.Info
-	for _, d := range []*prometheus.Desc{s.reservationsDesc, s.gangsDesc, s.reservationPhaseDesc, s.waitingGangsDesc} {
-		info, err := koordmetrics.InfoOf(d, "gauge")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, info)
-	}
-	return out, nil
+	return koordmetrics.GaugeInfos(s.reservationsDesc, s.gangsDesc, s.reservationPhaseDesc, s.waitingGangsDesc)
 }
 
 // gangStateWaiting is the state of gangs whose members wait in Permit; Coscheduling's cache names it so.

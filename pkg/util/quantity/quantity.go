@@ -127,3 +127,9 @@ func Sub(a, b int64) int64 {
 	}
 	return Add(a, -b)
 }
+
+// PercentOf returns v × percent / 100, truncated, without overflowing for any realistic v: koord-manager's
+// share of an amount (and koordctl explain's, which re-evaluates its formulas).
+func PercentOf(v, percent int64) int64 {
+	return v/100*percent + v%100*percent/100
+}

@@ -185,3 +185,22 @@ func BenchmarkVectorAdd(b *testing.B) {
 		v[0], v[1] = 1000, 1<<30
 	}
 }
+
+func TestPercentOf(t *testing.T) {
+	tests := map[string]struct {
+		v, percent, want int64
+	}{
+		"whole":                   {v: 100_000, percent: 35, want: 35_000},
+		"truncated":               {v: 3_000, percent: 33, want: 990},
+		"near the int64 bound":    {v: math.MaxInt64 / 2, percent: 100, want: math.MaxInt64 / 2},
+		"more than the amount":    {v: 10, percent: 150, want: 15},
+		"zero percent of nothing": {},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := PercentOf(tc.v, tc.percent); got != tc.want {
+				t.Errorf("PercentOf(%d, %d) = %d, want %d", tc.v, tc.percent, got, tc.want)
+			}
+		})
+	}
+}

@@ -59,20 +59,10 @@ func testOptions(t *testing.T) manager.Options {
 	o.MetricsBindAddress = "0"
 	o.HealthProbeBindAddress = "0"
 	o.Webhook.Host = "127.0.0.1"
-	o.Webhook.Port = freePort(t)
+	o.Webhook.Port = testenv.FreePort(t)
 	o.Webhook.CertDir = t.TempDir()
 	o.Webhook.SyncInterval = time.Hour
 	return o
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
-	}
-	defer func() { _ = l.Close() }() // The port is what is wanted, not the listener.
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // runningManager is a koord-manager started by a test.

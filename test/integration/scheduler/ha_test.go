@@ -20,7 +20,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -209,7 +208,7 @@ func (f *fixture) startReplica(t *testing.T, name, config string) *replica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	r := &replica{name: name, port: port, log: filepath.Join(t.TempDir(), name+".log"), done: make(chan struct{})}
 	out, err := os.Create(r.log)
 	if err != nil {
@@ -353,17 +352,6 @@ func (r *replica) poll(t *testing.T, what string, cond func(context.Context) (bo
 	if err != nil {
 		t.Fatalf("koord-scheduler %s did not %s: %v", r.name, what, err)
 	}
-}
-
-// freePort returns a TCP port free on 127.0.0.1 a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // leaseNamespace is where the shipped role lets koord-scheduler keep its lease.

@@ -28,6 +28,7 @@ import (
 	"github.com/koord-dev/koord/apis/configuration"
 	"github.com/koord-dev/koord/apis/extension"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
+	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // clusterInputs builds the inputs of a cluster of nodes nodes with podsPerNode pods each, as the controller
@@ -139,7 +140,7 @@ func TestClusterInputs(t *testing.T) {
 	r := Calculate(clusterInputs(1, 20)[0])
 	const gi = 1 << 30
 	got := [4]int64{r.Batch.CPU, r.Batch.Memory, r.Mid.CPU, r.Mid.Memory}
-	want := [4]int64{7100, 384*gi - percentOf(384*gi, 35) - 13*gi - 69*gi, 30100, 64*gi + percentOf(239*gi, 20)}
+	want := [4]int64{7100, 384*gi - quantity.PercentOf(384*gi, 35) - 13*gi - 69*gi, 30100, 64*gi + quantity.PercentOf(239*gi, 20)}
 	if got != want {
 		t.Errorf("batch and mid [cpu, memory, cpu, memory] = %v, want %v", got, want)
 	}

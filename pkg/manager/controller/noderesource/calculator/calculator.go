@@ -203,19 +203,19 @@ func Calculate(in Input) Result {
 	r.CPU.Capacity = milliCPU(node.Status.Capacity)
 	r.Memory.Capacity = memoryBytes(node.Status.Capacity)
 	r.CPU.ReclaimPercent, r.Memory.ReclaimPercent = s.cpuReclaimPercent, s.memoryReclaimPercent
-	r.CPU.SafetyMargin = percentOf(r.CPU.Capacity, 100-s.cpuReclaimPercent)
-	r.Memory.SafetyMargin = percentOf(r.Memory.Capacity, 100-s.memoryReclaimPercent)
+	r.CPU.SafetyMargin = quantity.PercentOf(r.CPU.Capacity, 100-s.cpuReclaimPercent)
+	r.Memory.SafetyMargin = quantity.PercentOf(r.Memory.Capacity, 100-s.memoryReclaimPercent)
 	annotationCPU, annotationMemory := r.reservationFromAnnotation(node)
 	r.CPU.NodeReserved = max(r.CPU.Capacity-milliCPU(node.Status.Allocatable), annotationCPU, 0)
 	r.Memory.NodeReserved = max(r.Memory.Capacity-memoryBytes(node.Status.Allocatable), annotationMemory, 0)
 	if s.batchCPUThresholdPercent != nil {
-		r.CPU.ThresholdCap, r.CPU.HasThresholdCap = percentOf(r.CPU.Capacity, *s.batchCPUThresholdPercent), true
+		r.CPU.ThresholdCap, r.CPU.HasThresholdCap = quantity.PercentOf(r.CPU.Capacity, *s.batchCPUThresholdPercent), true
 	}
 	if s.batchMemoryThresholdPercent != nil {
-		r.Memory.ThresholdCap, r.Memory.HasThresholdCap = percentOf(r.Memory.Capacity, *s.batchMemoryThresholdPercent), true
+		r.Memory.ThresholdCap, r.Memory.HasThresholdCap = quantity.PercentOf(r.Memory.Capacity, *s.batchMemoryThresholdPercent), true
 	}
-	r.CPU.MidThresholdCap = percentOf(r.CPU.Capacity, s.midCPUThresholdPercent)
-	r.Memory.MidThresholdCap = percentOf(r.Memory.Capacity, s.midMemoryThresholdPercent)
+	r.CPU.MidThresholdCap = quantity.PercentOf(r.CPU.Capacity, s.midCPUThresholdPercent)
+	r.Memory.MidThresholdCap = quantity.PercentOf(r.Memory.Capacity, s.midMemoryThresholdPercent)
 
 	if reason, message := r.degrade(&s, in.NodeMetric, in.Now); reason != "" {
 		r.Batch = Tier{Reset: reason, Message: message}
@@ -242,8 +242,8 @@ func Calculate(in Input) Result {
 	if s.midStatic {
 		r.MidStatic = true
 		r.CPU.MidStaticPercent, r.Memory.MidStaticPercent = s.midStaticCPUPercent, s.midStaticMemoryPercent
-		r.Mid.CPU = max(min(percentOf(r.CPU.Capacity, s.midStaticCPUPercent), r.CPU.MidThresholdCap), 0)
-		r.Mid.Memory = max(min(percentOf(r.Memory.Capacity, s.midStaticMemoryPercent), r.Memory.MidThresholdCap), 0)
+		r.Mid.CPU = max(min(quantity.PercentOf(r.CPU.Capacity, s.midStaticCPUPercent), r.CPU.MidThresholdCap), 0)
+		r.Mid.Memory = max(min(quantity.PercentOf(r.Memory.Capacity, s.midStaticMemoryPercent), r.Memory.MidThresholdCap), 0)
 		return r
 	}
 	// A missing or empty prodReclaimableMetric (koordlet has no prediction yet, or predicts nothing) counts as
@@ -354,7 +354,7 @@ func batchAmount(in *Terms, policy configuration.CalculatePolicy) int64 {
 
 // midAmount applies the default-mode mid formula to one resource.
 func midAmount(in *Terms, unallocatedPercent int64) int64 {
-	v := max(min(in.ProdReclaimable, in.NodeUnused), 0) + percentOf(in.Unallocated, unallocatedPercent)
+	v := max(min(in.ProdReclaimable, in.NodeUnused), 0) + quantity.PercentOf(in.Unallocated, unallocatedPercent)
 	return max(min(v, in.MidThresholdCap), 0)
 }
 
@@ -516,9 +516,4 @@ func hasCPUAndMemory(list corev1.ResourceList) bool {
 	_, hasCPU := list[corev1.ResourceCPU]
 	_, hasMemory := list[corev1.ResourceMemory]
 	return hasCPU && hasMemory
-}
-
-// percentOf returns v × percent / 100, truncated, without overflowing for any realistic v.
-func percentOf(v, percent int64) int64 {
-	return v/100*percent + v%100*percent/100
 }
