@@ -96,10 +96,15 @@ build: ## Build Koord's binaries (every cmd/<name>) into bin/, and bin/kubectl-k
 	$(GO) build ./...
 
 .PHONY: images
+# The images of the Go-only components hold one static binary; koordlet's is built with cgo (it loads the
+# NVIDIA driver's NVML library) and its image carries glibc: another platform than this machine's needs Debian's
+# cross compiler (hack/build-koordlet.sh says which).
+STATIC_IMAGE_COMPONENTS := $(filter-out koordlet,$(IMAGE_COMPONENTS))
 images: ## Build one multi-platform OCI image archive per component into bin/images/ (PUSH=registry/prefix pushes them too).
 	@set -e; for p in $(IMAGE_PLATFORMS); do \
 	  os=$${p%/*}; arch=$${p#*/}; echo "build $(IMAGE_COMPONENTS) for $$p"; \
-	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/images/$${os}_$${arch}/ $(addprefix ./cmd/,$(IMAGE_COMPONENTS)); \
+	  $(if $(STATIC_IMAGE_COMPONENTS),CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/images/$${os}_$${arch}/ $(addprefix ./cmd/,$(STATIC_IMAGE_COMPONENTS));) \
+	  $(if $(filter koordlet,$(IMAGE_COMPONENTS)),GO=$(GO) hack/build-koordlet.sh $$os $$arch $(BIN)/images/$${os}_$${arch}/ '$(LDFLAGS)';) \
 	done
 	$(GO) run ./hack/images --binaries $(BIN)/images --out $(BIN)/images --repository $(IMAGE_REPOSITORY) --tag $(IMAGE_TAG) \
 	  --revision '$(REVISION)' --platforms $(subst $(space),$(comma),$(IMAGE_PLATFORMS)) --components $(subst $(space),$(comma),$(IMAGE_COMPONENTS)) \

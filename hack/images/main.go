@@ -14,8 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command images builds Koord's container images from static binaries, without a container engine: one
-// multi-platform OCI index per component, written as an archive that `ctr -n k8s.io images import` and
+// Command images builds Koord's container images from their binaries, without a container engine: one
+// multi-platform OCI index per component (koordlet's with the C runtime it loads the NVIDIA driver's NVML
+// library with), written as an archive that `ctr -n k8s.io images import` and
 // `docker load` read, and pushed to a registry when asked. `make images` builds the binaries and runs it; see
 // docs/install.md.
 package main
@@ -26,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -46,6 +48,15 @@ var components = map[string]bool{
 	"koordlet":          true,
 }
 
+// nvmlDependencies are the libraries the NVIDIA driver's libnvidia-ml.so.1 links against: koordlet loads it at
+// run time (GPU discovery), so its image carries them with the C runtime. The NVIDIA container toolkit mounts
+// the driver's libraries into the container when the environment below asks for them (as the nvidia/cuda base
+// image Koordinator's koordlet image is built on does).
+var nvmlDependencies = []string{"libc.so.6", "libdl.so.2", "libm.so.6", "libpthread.so.0", "librt.so.1"}
+
+// nvidiaEnv asks the NVIDIA container runtime for NVML (the "utility" capability) on every GPU of the node.
+var nvidiaEnv = []string{"NVIDIA_VISIBLE_DEVICES=all", "NVIDIA_DRIVER_CAPABILITIES=utility"}
+
 // componentNames lists the images Koord ships, in a fixed order.
 func componentNames() []string {
 	return []string{"koord-manager", "koord-scheduler", "koord-descheduler", "koordlet"}
@@ -62,6 +73,7 @@ type options struct {
 	source     string
 	revision   string
 	push       string
+	sysroots   map[string]string
 }
 
 func main() {
@@ -74,7 +86,7 @@ func main() {
 func run(args []string) error {
 	var o options
 	fs := pflag.NewFlagSet("images", pflag.ContinueOnError)
-	fs.StringVar(&o.binaries, "binaries", "bin/images", "directory holding <os>_<arch>/<component> static binaries")
+	fs.StringVar(&o.binaries, "binaries", "bin/images", "directory holding <os>_<arch>/<component> binaries")
 	fs.StringVar(&o.out, "out", "bin/images", "directory the archives <component>.tar are written to")
 	fs.StringVar(&o.repository, "repository", "ghcr.io/koord-dev", "image name prefix: images are <repository>/<component>:<tag>")
 	fs.StringVar(&o.tag, "tag", "", "image tag (required)")
@@ -84,6 +96,7 @@ func run(args []string) error {
 	fs.StringVar(&o.source, "source", "https://github.com/koord-dev/koord", "org.opencontainers.image.source label")
 	fs.StringVar(&o.revision, "revision", "", "org.opencontainers.image.revision label (source commit)")
 	fs.StringVar(&o.push, "push", "", "also push each index to <push>/<component>:<tag> (credentials from the Docker config)")
+	fs.StringToStringVar(&o.sysroots, "sysroot", nil, "platform=directory: where the C runtime of that platform's dynamically linked binaries (koordlet) is; default / for this machine's platform and /usr/<triplet> (Debian's libc6-<arch>-cross) for another")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil
@@ -104,6 +117,11 @@ func run(args []string) error {
 		}
 		platforms = append(platforms, *p)
 	}
+	for k := range o.sysroots {
+		if !slices.ContainsFunc(platforms, func(p v1.Platform) bool { return p.String() == k }) {
+			return fmt.Errorf("--sysroot %s: not one of --platforms %s", k, strings.Join(o.platforms, ","))
+		}
+	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
@@ -119,9 +137,17 @@ func run(args []string) error {
 			CABundle:  o.caBundle,
 			Labels:    labels(c, o),
 		}
+		if c == "koordlet" {
+			spec.Libraries, spec.Env = nvmlDependencies, nvidiaEnv
+		}
 		dockerPlatform := platforms[0]
 		for _, p := range platforms {
-			spec.Binaries = append(spec.Binaries, build.Binary{Platform: p, Path: filepath.Join(o.binaries, p.OS+"_"+p.Architecture, c)})
+			sysroot, ok := o.sysroots[p.String()]
+			if !ok {
+				// Only a dynamically linked binary needs it: an error here waits for one.
+				sysroot, _ = build.DefaultSysroot(p)
+			}
+			spec.Binaries = append(spec.Binaries, build.Binary{Platform: p, Path: filepath.Join(o.binaries, p.OS+"_"+p.Architecture, c), Sysroot: sysroot})
 			if p.Satisfies(native) {
 				dockerPlatform = p
 			}

@@ -225,6 +225,7 @@ func TestRealNode(t *testing.T) {
 	}{
 		{"helm install: the DaemonSet and Deployments become Ready", testInstall},
 		{"koordlet reports the machine's topology as the NodeResourceTopology", testNodeTopology},
+		{"koordlet's image loads NVML through its C runtime and says the node has no NVIDIA driver", testNVMLLoader},
 		{"with colocation on the node gets batch resources", testColocationOn},
 		// Before the LS burner: koord-scheduler's LoadAwareScheduling (usage threshold 65%) would keep the BE
 		// pod off a node already half busy.

@@ -118,6 +118,28 @@ func testNodeTopology(t *testing.T) {
 	}
 }
 
+// testNVMLLoader: koordlet's image runs its cgo build on the C runtime it carries, and koordlet tries to load
+// the NVIDIA driver's NVML library; this node has none, which koordlet says once. A static koordlet (built
+// without cgo) says it cannot load NVML at all, and one whose image lacks the C runtime does not start.
+func testNVMLLoader(t *testing.T) {
+	eventually(t, time.Minute, "koordlet saying NVML is not installed", func(ctx context.Context) (bool, string) {
+		pods, err := env.kube.CoreV1().Pods(koordNamespace).List(ctx, metav1.ListOptions{LabelSelector: "koord-app=koordlet"})
+		if err != nil || len(pods.Items) != 1 {
+			return false, fmt.Sprintf("koordlet pods: %v", err)
+		}
+		raw, err := env.kube.CoreV1().Pods(koordNamespace).GetLogs(pods.Items[0].Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		for line := range strings.Lines(string(raw)) {
+			if strings.Contains(line, "A device source is unavailable") && strings.Contains(line, `source="nvml"`) {
+				return strings.Contains(line, "libnvidia-ml.so.1") && strings.Contains(line, "not installed"), line
+			}
+		}
+		return false, "no log line about the nvml source yet"
+	})
+}
+
 // burner returns a pod running the burner with threads busy threads.
 func burner(name string, threads int, requests, limits corev1.ResourceList, labels map[string]string) *corev1.Pod {
 	return &corev1.Pod{

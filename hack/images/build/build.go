@@ -14,10 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package build makes container images from static binaries without a container engine: a multi-platform OCI
-// index per component (CA bundle, passwd and group, /tmp, and the binary at /<name>), written as one archive
-// that `ctr images import` and `docker load` both read. hack/images (make images) and the real-node suite's
-// test images use it.
+// Package build makes container images from binaries without a container engine: a multi-platform OCI index per
+// component (CA bundle, passwd and group, /tmp, and the binary at /<name>), written as one archive that `ctr
+// images import` and `docker load` both read. A dynamically linked binary (koordlet, which loads the NVIDIA
+// driver's NVML library) also gets the C runtime it needs, taken from a sysroot. hack/images (make images) and
+// the real-node suite's test images use it.
 package build
 
 import (
@@ -68,16 +69,27 @@ type Spec struct {
 	Labels map[string]string
 	// Created stamps the configs; the zero time keeps the images reproducible.
 	Created time.Time
+	// Env is added to the images' environment.
+	Env []string
+	// Libraries are shared libraries a dynamically linked binary loads at run time besides those it names
+	// (koordlet: what the NVIDIA driver's libnvidia-ml.so.1 links against); they come from the sysroot too.
+	Libraries []string
 }
 
-// Binary is a component's static binary for one platform.
+// Binary is a component's binary for one platform.
 type Binary struct {
 	Platform v1.Platform
 	Path     string
+	// Sysroot is where the C runtime of a dynamically linked binary is found: its interpreter and the shared
+	// libraries it and Spec.Libraries need, looked up under lib/<triplet>, usr/lib/<triplet>, lib, usr/lib and
+	// lib64 of it. "/" is the build machine's own; Debian's cross packages put arm64's in /usr/aarch64-linux-gnu.
+	// A static binary needs none.
+	Sysroot string
 }
 
 // Build returns the multi-platform index of the component's images, one image per platform, each of two
-// layers: the base files (CA bundle, passwd, group, /tmp) and the binary at /<component>.
+// layers, the base files (CA bundle, passwd, group, /tmp) and the binary at /<component>, and a third between
+// them with the C runtime when the binary is dynamically linked.
 func Build(spec Spec) (v1.ImageIndex, error) {
 	if len(spec.Binaries) == 0 {
 		return nil, fmt.Errorf("image %s: no binaries", spec.Component)
@@ -113,9 +125,24 @@ func buildImage(spec Spec, b Binary, base v1.Layer) (v1.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("image %s for %s: binary layer: %w", spec.Component, p, err)
 	}
+	layers := []v1.Layer{base, binLayer}
+	env := []string{"PATH=/", "SSL_CERT_FILE=/" + caBundlePath}
+	rt, err := runtimeFiles(bin, b, spec.Libraries)
+	if err != nil {
+		return nil, fmt.Errorf("image %s for %s: %w", spec.Component, p, err)
+	}
+	if rt != nil {
+		rtLayer, err := layerOf(rt.files)
+		if err != nil {
+			return nil, fmt.Errorf("image %s for %s: C runtime layer: %w", spec.Component, p, err)
+		}
+		layers = []v1.Layer{base, rtLayer, binLayer}
+		env = append(env, "LD_LIBRARY_PATH="+strings.Join(rt.libraryPath, ":"))
+	}
+	env = append(env, spec.Env...)
 	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
 	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
-	if img, err = mutate.AppendLayers(img, base, binLayer); err != nil {
+	if img, err = mutate.AppendLayers(img, layers...); err != nil {
 		return nil, fmt.Errorf("image %s for %s: %w", spec.Component, p, err)
 	}
 	cf, err := img.ConfigFile()
@@ -127,7 +154,7 @@ func buildImage(spec Spec, b Binary, base v1.Layer) (v1.Image, error) {
 	cf.Created = v1.Time{Time: spec.Created}
 	cf.Config = v1.Config{
 		Entrypoint: []string{"/" + spec.Component},
-		Env:        []string{"PATH=/", "SSL_CERT_FILE=/" + caBundlePath},
+		Env:        env,
 		WorkingDir: "/",
 		Labels:     spec.Labels,
 		User:       fmt.Sprintf("%d:%d", nonRootUID, nonRootUID),

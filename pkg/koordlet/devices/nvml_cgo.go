@@ -29,7 +29,10 @@ import (
 const NVMLAvailable = true
 
 // NewNVML returns NVML through go-nvml, loaded from libnvidia-ml.so.1 when Init is called.
-func NewNVML() GPULib { return &nvmlLib{lib: nvml.New()} }
+func NewNVML() GPULib { return newNVML() }
+
+// newNVML returns NVML through go-nvml with its options, e.g. another library path.
+func newNVML(opts ...nvml.LibraryOption) GPULib { return &nvmlLib{lib: nvml.New(opts...)} }
 
 // nvmlLib adapts go-nvml to GPULib.
 type nvmlLib struct{ lib nvml.Interface }
