@@ -23,6 +23,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
@@ -76,5 +78,24 @@ func BenchmarkAllocate(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPodWithoutDevices is all the plugin does for a pod that asks for no device in a scheduling cycle:
+// PreFilter and PreScore, which both Skip, so that kube-scheduler calls neither Filter nor Score on any node.
+func BenchmarkPodWithoutDevices(b *testing.B) {
+	pod := podOf(nil, "cpu=2", "memory=4Gi")
+	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "sidecar", Resources: corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")}}})
+	p := &Plugin{args: testArgs()}
+	ctx := b.Context()
+	for b.Loop() {
+		cs := framework.NewCycleState()
+		if _, s := p.PreFilter(ctx, cs, pod, nil); s.Code() != fwk.Skip {
+			b.Fatalf("PreFilter = %v, want Skip", s)
+		}
+		if s := p.PreScore(ctx, cs, pod, nil); s.Code() != fwk.Skip {
+			b.Fatalf("PreScore = %v, want Skip", s)
+		}
 	}
 }

@@ -24,6 +24,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/cpuset"
 
 	"github.com/koord-dev/koord/apis/extension"
@@ -72,5 +75,30 @@ func BenchmarkAllocate(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPodWithoutCPUBinding is all the plugin does for an LS pod that binds no CPUs, on a cluster without
+// NUMA policies, in a scheduling cycle: PreFilter and PreScore, which both Skip, so that kube-scheduler calls
+// neither Filter nor Score on any node.
+func BenchmarkPodWithoutCPUBinding(b *testing.B) {
+	args := testArgs()
+	p := &Plugin{args: args, cache: cache.New(), defaultBind: extension.CPUBindPolicy(args.DefaultCPUBindPolicy), policyNodes: sets.New[string](), rules: newRules(args)}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", Labels: map[string]string{extension.LabelPodQoS: string(extension.QoSLS)}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{
+			{Name: "web", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")}}},
+			{Name: "sidecar", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")}}},
+		}},
+	}
+	ctx := b.Context()
+	for b.Loop() {
+		cs := framework.NewCycleState()
+		if _, s := p.PreFilter(ctx, cs, pod, nil); s.Code() != fwk.Skip {
+			b.Fatalf("PreFilter = %v, want Skip", s)
+		}
+		if s := p.PreScore(ctx, cs, pod, nil); s.Code() != fwk.Skip {
+			b.Fatalf("PreScore = %v, want Skip", s)
+		}
 	}
 }
