@@ -39,6 +39,10 @@ type Metrics struct {
 	// QuotaRevokedPods counts the pods evicted because their quota used more than its runtime quota for longer
 	// than delayEvictTime.
 	QuotaRevokedPods prometheus.Counter
+	// QuotaForgottenPods counts the pods ElasticQuota still charged to a quota after the scheduler's pod
+	// informer had lost them (deleted or ended without the deletion reaching the quota's accounting), and
+	// forgot.
+	QuotaForgottenPods prometheus.Counter
 	// GangTimeouts counts the gang members marked timed out.
 	GangTimeouts prometheus.Counter
 	// ReservationTransitions counts Reservations entering a phase (Available, Succeeded, Failed).
@@ -91,6 +95,8 @@ func NewMetrics() *Metrics {
 			"Scheduling attempts rejected because the pod's quota (or an ancestor) had no room for it.")),
 		QuotaRevokedPods: prometheus.NewCounter(opts("elastic_quota_revoked_pods_total",
 			"Pods evicted because their quota used more than its runtime quota for longer than delayEvictTime.")),
+		QuotaForgottenPods: prometheus.NewCounter(opts("elastic_quota_forgotten_pods_total",
+			"Pods still charged to an ElasticQuota after the scheduler's pod informer had lost them, which the quota accounting then forgot; should stay 0.")),
 		GangTimeouts: prometheus.NewCounter(opts("gang_timeouts_total",
 			"Gang members marked timed out after waiting for their gang longer than its waiting time.")),
 		QuotaResources: prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -124,7 +130,7 @@ func NewMetrics() *Metrics {
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	return errors.Join(
 		reg.Register(m.LoadAwareRejections), reg.Register(m.QuotaRejections), reg.Register(m.QuotaRevokedPods),
-		reg.Register(m.GangTimeouts), reg.Register(m.ReservationTransitions), reg.Register(m.QuotaResources),
+		reg.Register(m.QuotaForgottenPods), reg.Register(m.GangTimeouts), reg.Register(m.ReservationTransitions), reg.Register(m.QuotaResources),
 		reg.Register(m.ControllerWrites), reg.Register(m.Leading), reg.Register(m.GangPreemptions),
 		reg.Register(m.GangPreemptionVictims), reg.Register(m.QuotaStatus), reg.Register(m.state),
 	)

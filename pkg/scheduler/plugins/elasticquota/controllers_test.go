@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 
@@ -286,4 +287,42 @@ func TestRevokeForgetsGonePods(t *testing.T) {
 	if overTeamA() {
 		t.Error("team-a is still over its runtime quota after its victim turned out gone")
 	}
+}
+
+// TestForgetLostPods: a pod charged to team-a after the scheduler's pod informer had lost it (a Reserve that
+// came after its deletion, with no Unreserve) keeps team-a's used 5 too high until the forgetter, which runs
+// in every replica, has missed it for a whole period; then it is forgotten and counted.
+func TestForgetLostPods(t *testing.T) {
+	quotas, nodes, pods := twoTenants()
+	f := newFixture(t, plugintest.Args[config.ElasticQuotaArgs, configv1.ElasticQuotaArgs](t, nil), quotas, nodes, pods)
+	used := func() string {
+		for _, s := range f.plugin.manager.Statuses() {
+			if s.Name == "team-a" {
+				q := s.Used.List()[corev1.ResourceCPU]
+				return q.String()
+			}
+		}
+		return "none"
+	}
+	before := used()
+	f.plugin.manager.Reserve(utiltesting.MakePod("lost").UID("lost").Label(extension.LabelQuotaName, "team-a").Req(utiltesting.Resources("cpu", "5")).Obj())
+	if got := used(); got == before {
+		t.Fatalf("team-a's used = %s with the lost pod reserved, want 5 more", got)
+	}
+	// The live pods, a-low among them, stay.
+	f.plugin.forgetMissing(klog.Background())
+	f.plugin.forgetMissing(klog.Background())
+	if got := used(); got != before {
+		t.Errorf("team-a's used = %s after two rounds, want %s", got, before)
+	}
+	if got := testutil.ToFloat64(f.plugin.metrics.QuotaForgottenPods); got != 1 {
+		t.Errorf("forgotten pods counted %v, want 1", got)
+	}
+
+	// The forgetter runs by itself every forgetPeriod.
+	f.plugin.manager.Reserve(utiltesting.MakePod("lost-2").UID("lost-2").Label(extension.LabelQuotaName, "team-a").Req(utiltesting.Resources("cpu", "5")).Obj())
+	plugintest.Eventually(t, func() bool {
+		f.Clock.Step(forgetPeriod)
+		return used() == before
+	})
 }

@@ -81,6 +81,7 @@ func (p *Plugin) watchPodsAndNodes(h fwk.Handle) error {
 	if err != nil {
 		return err
 	}
+	p.podLister = kube.Core().V1().Pods().Lister()
 	// Reserve pods are the Reservation plugin's, never charged to a quota.
 	err = p.synced.Watch("pods", kube.Core().V1().Pods().Informer(), plugins.Handlers(
 		func(pod *corev1.Pod) {

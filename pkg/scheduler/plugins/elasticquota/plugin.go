@@ -27,6 +27,7 @@ import (
 
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
@@ -67,6 +68,8 @@ type Plugin struct {
 	client      versioned.Interface
 	quotaLister schedlisters.ElasticQuotaLister
 	quotas      *plugins.Feed[schedv1alpha1.ElasticQuota]
+	// podLister reads the scheduler's pod informer, which the forgetter compares the manager with.
+	podLister corelisters.PodLister
 
 	// preemption is kube-scheduler's default preemption restricted to victims of the preemptor's quota.
 	preemption *defaultpreemption.DefaultPreemption
@@ -133,6 +136,7 @@ func newPlugin(ctx context.Context, args *config.ElasticQuotaArgs, h fwk.Handle,
 	if err := p.watchQuotas(ctx, h, informers); err != nil {
 		return nil, err
 	}
+	go p.runForgetter(ctx)
 	o.Leadership.Run(ctx, "ElasticQuota status writer", p.runStatusWriter)
 	if args.MonitorAllQuotas {
 		// A revoker that starts leading counts delayEvictTime from its own first look at a quota, so a

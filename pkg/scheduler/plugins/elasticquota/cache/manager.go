@@ -107,6 +107,8 @@ type podEntry struct {
 	// bound is set when the pod object names a node, reserved between the plugin's Reserve and Unreserve.
 	bound, reserved bool
 	nonPreemptible  bool
+	// missing is set by a ForgetMissing round that did not find the pod among the live ones.
+	missing bool
 }
 
 func (e *podEntry) assigned() bool { return e.bound || e.reserved }
@@ -366,6 +368,40 @@ func (m *Manager) DeletePod(uid types.UID) {
 	if old, ok := m.pods[uid]; ok {
 		m.uncharge(old)
 	}
+}
+
+// ForgottenPod is a pod ForgetMissing forgot.
+type ForgottenPod struct {
+	// Pod is the pod as the manager last had it, Quota the quota it was charged to.
+	Pod   *corev1.Pod
+	Quota string
+	// Assigned tells whether it counted in the quota's used (bound or reserved).
+	Assigned bool
+}
+
+// ForgetMissing forgets the pods the manager charges that live denied in this call and in the one before, and
+// returns them. live tells whether the scheduler's pod informer has the pod (same UID): a pod it no longer has
+// was deleted or has ended, and its deletion should have reached DeletePod already; one the manager still
+// charged would keep its quota's request and used too high for good. Two calls in a row give an event or a
+// binding cycle under way one period to settle. The plugin calls it periodically; live is called with the
+// manager locked.
+func (m *Manager) ForgetMissing(live func(*corev1.Pod) bool) []ForgottenPod {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var forgotten []ForgottenPod
+	for _, e := range m.pods {
+		if live(e.pod) {
+			e.missing = false
+			continue
+		}
+		if !e.missing {
+			e.missing = true
+			continue
+		}
+		forgotten = append(forgotten, ForgottenPod{Pod: e.pod, Quota: e.quota, Assigned: e.assigned()})
+		m.uncharge(e)
+	}
+	return forgotten
 }
 
 // Reserve counts pod as assigned, from the plugin's Reserve until the pod object says it is bound or

@@ -17,11 +17,14 @@ limitations under the License.
 package cache
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
@@ -412,5 +415,68 @@ func TestMultiQuotaTree(t *testing.T) {
 				t.Errorf("runtime quotas (-want,+got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestForgetMissing: pods the informer lost are forgotten at the second round that misses them, with what
+// they used and requested; a pod missing once then seen again stays, and so do live pods. Quota a has 4 pods
+// of 10 cpu: a1 live and bound, a2 bound then lost (its deletion never arrived), a3 reserved after its
+// deletion had arrived (the binding cycle's Reserve came second), a4 missing from the first round only.
+func TestForgetMissing(t *testing.T) {
+	quotas := []*schedv1alpha1.ElasticQuota{utiltesting.MakeElasticQuota("a").Max(utiltesting.Resources("cpu", "100")).Obj()}
+	pod := func(name string, bound bool) *corev1.Pod {
+		b := utiltesting.MakePod(name).UID(name).Req(utiltesting.Resources("cpu", "10")).Label(extension.LabelQuotaName, "a")
+		if bound {
+			b = b.Node("n1")
+		}
+		return b.Obj()
+	}
+	a1, a2, a3, a4 := pod("a1", true), pod("a2", true), pod("a3", false), pod("a4", true)
+	m, err := newTestManager(utiltesting.Resources("cpu", "100"), quotas, []*corev1.Pod{a1, a2, a3, a4}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.DeletePod(a3.UID)
+	m.Reserve(a3)
+	usage := func() string {
+		for _, s := range m.Statuses() {
+			if s.Name == "a" {
+				used, request := s.Used.List()[corev1.ResourceCPU], s.Request.List()[corev1.ResourceCPU]
+				return "used " + used.String() + ", request " + request.String()
+			}
+		}
+		return "no quota a"
+	}
+	if got, want := usage(), "used 40, request 40"; got != want {
+		t.Fatalf("before: %s, want %s", got, want)
+	}
+
+	live := map[types.UID]bool{"a1": true}
+	round := func() []string {
+		var names []string
+		for _, f := range m.ForgetMissing(func(p *corev1.Pod) bool { return live[p.UID] }) {
+			names = append(names, fmt.Sprintf("%s/%s/%t", f.Pod.Name, f.Quota, f.Assigned))
+		}
+		slices.Sort(names)
+		return names
+	}
+	if got := round(); len(got) != 0 {
+		t.Errorf("first round forgot %v, want nothing", got)
+	}
+	live["a4"] = true
+	if diff := cmp.Diff([]string{"a2/a/true", "a3/a/true"}, round()); diff != "" {
+		t.Errorf("second round forgot (-want +got):\n%s", diff)
+	}
+	if got, want := usage(), "used 20, request 20"; got != want {
+		t.Errorf("after: %s, want %s", got, want)
+	}
+	delete(live, "a4")
+	if got := round(); len(got) != 0 {
+		t.Errorf("a round after a4 came back forgot %v, want nothing", got)
+	}
+	// An update proves the pod live again.
+	m.UpdatePod(a4)
+	if got := round(); len(got) != 0 {
+		t.Errorf("a round after a4 was updated forgot %v, want nothing", got)
 	}
 }
