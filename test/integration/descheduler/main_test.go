@@ -287,6 +287,19 @@ func (f *fixture) podSpec() corev1.PodSpec {
 // to koord-scheduler.
 func (f *fixture) pod(rs *appsv1.ReplicaSet, name, node string) *corev1.Pod {
 	f.t.Helper()
+	return f.create(rs, name, node, "")
+}
+
+// podOn creates a pending pod of rs that can only be scheduled to node (anywhere when empty).
+func (f *fixture) podOn(rs *appsv1.ReplicaSet, name, node string) *corev1.Pod {
+	f.t.Helper()
+	return f.create(rs, name, "", node)
+}
+
+// create creates a pod of rs, bound to node when it is not empty, else pending and selecting selectNode when
+// that is not empty.
+func (f *fixture) create(rs *appsv1.ReplicaSet, name, node, selectNode string) *corev1.Pod {
+	f.t.Helper()
 	ctx := f.t.Context()
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name, Labels: rs.Spec.Template.Labels,
@@ -294,6 +307,9 @@ func (f *fixture) pod(rs *appsv1.ReplicaSet, name, node string) *corev1.Pod {
 		Spec: f.podSpec(),
 	}
 	p.Spec.NodeName = node
+	if selectNode != "" {
+		p.Spec.NodeSelector[corev1.LabelHostname] = selectNode
+	}
 	if err := f.c.Create(ctx, p); err != nil {
 		f.t.Fatal(err)
 	}
@@ -376,8 +392,15 @@ func (f *fixture) waitGone(obj client.Object) {
 // replacement, waits for koord-scheduler to bind it, and marks it ready. It returns the replacement.
 func (f *fixture) replaceWhenGone(rs *appsv1.ReplicaSet, pod *corev1.Pod, name string) *corev1.Pod {
 	f.t.Helper()
+	return f.replaceOnWhenGone(rs, pod, name, "")
+}
+
+// replaceOnWhenGone is replaceWhenGone with the replacement pinned to node (none when empty), as a pod that can
+// go only where its migration's Reservation is.
+func (f *fixture) replaceOnWhenGone(rs *appsv1.ReplicaSet, pod *corev1.Pod, name, node string) *corev1.Pod {
+	f.t.Helper()
 	f.waitGone(pod.DeepCopy())
-	p := f.pod(rs, name, "")
+	p := f.podOn(rs, name, node)
 	err := wait.PollUntilContextTimeout(f.t.Context(), 100*time.Millisecond, waitTimeout, true, func(ctx context.Context) (bool, error) {
 		if err := f.c.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
 			return false, err

@@ -128,7 +128,17 @@ func TestReservationTaken(t *testing.T) {
 		return false
 	})
 	taken := held.Spec.ReservationOptions.ReservationRef.Name
-	f.replaceWhenGone(rs, pods[first], "web-3")
+	// The first job's replacement can go only to its own Reservation's node: it must not take the held job's
+	// Reservation itself (then the pod below could not fit, and stay pending), which both Reservations' owners
+	// would allow.
+	firstJob := &schedv1alpha1.PodMigrationJob{}
+	if err := f.c.Get(t.Context(), client.ObjectKeyFromObject(jobs[first]), firstJob); err != nil {
+		t.Fatal(err)
+	}
+	if firstJob.Status.NodeName == "" || firstJob.Status.NodeName == held.Status.NodeName {
+		t.Fatalf("the first job's Reservation is on %q, the held job's on %q: want two nodes", firstJob.Status.NodeName, held.Status.NodeName)
+	}
+	f.replaceOnWhenGone(rs, pods[first], "web-3", firstJob.Status.NodeName)
 
 	// Another pod of the workload, which fits the held job's node only through its Reservation.
 	sibling := &corev1.Pod{
