@@ -75,6 +75,7 @@ var (
 	_ fwk.PreFilterPlugin = (*schedulinghint.Plugin)(nil)
 	_ fwk.PreScorePlugin  = (*schedulinghint.Plugin)(nil)
 	_ fwk.ScorePlugin     = (*schedulinghint.Plugin)(nil)
+	_ fwk.SignPlugin      = (*schedulinghint.Plugin)(nil)
 
 	_ fwk.QueueSortPlugin   = (*coscheduling.Plugin)(nil)
 	_ fwk.PreEnqueuePlugin  = (*coscheduling.Plugin)(nil)

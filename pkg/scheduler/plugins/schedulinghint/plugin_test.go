@@ -116,3 +116,29 @@ func TestNewRejectsBadArgs(t *testing.T) {
 		t.Errorf("err = %v, want %q", err, want)
 	}
 }
+
+// TestSignPod: pods sign alike exactly when their hints are the same text, under either key; a pod without a
+// hint signs with nothing.
+func TestSignPod(t *testing.T) {
+	p := newPlugin(t, nil)
+	sign := func(pod *corev1.Pod) []fwk.SignFragment {
+		t.Helper()
+		fragments, status := p.SignPod(t.Context(), pod)
+		if !status.IsSuccess() {
+			t.Fatalf("SignPod = %v", status)
+		}
+		return fragments
+	}
+	if got := sign(utiltesting.MakePod("p").Obj()); got != nil {
+		t.Errorf("no hint: %v, want no fragment", got)
+	}
+	a := sign(hinted(`{"nodeNames":["n1"]}`))
+	b := sign(utiltesting.MakePod("q").Annotation(extension.DeprecatedAnnotationSchedulingHint, `{"nodeNames":["n1"]}`).Obj())
+	c := sign(hinted(`{"nodeNames":["n2"]}`))
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("the same hint under the two keys signs differently (-current +deprecated):\n%s", diff)
+	}
+	if cmp.Equal(a, c) {
+		t.Errorf("hints for n1 and n2 sign alike: %v", a)
+	}
+}

@@ -46,3 +46,16 @@ func (p *Plugin) PreFilter(_ context.Context, cycle fwk.CycleState, pod *corev1.
 
 // PreFilterExtensions returns nil: the hint does not depend on other pods.
 func (p *Plugin) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+// SignPod signs a pod by its hint, the annotation's text under the key GetSchedulingHint reads: pods with the
+// same hint are restricted to and prefer the same nodes, and a pod without one is left alone.
+func (p *Plugin) SignPod(_ context.Context, pod *corev1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	raw := pod.Annotations[extension.AnnotationSchedulingHint]
+	if raw == "" {
+		raw = pod.Annotations[extension.DeprecatedAnnotationSchedulingHint]
+	}
+	if raw == "" {
+		return nil, nil
+	}
+	return []fwk.SignFragment{{Key: Name, Value: raw}}, nil
+}
