@@ -109,7 +109,10 @@ func Invariants(o Options) []Invariant {
 			Description: "no node offers more batch or mid resources than koord-manager's formula and update rule allow"},
 		{Name: "gangs-all-or-nothing", Check: func(s *State) (int, []Finding) { return gangsAllOrNothing(s, o.GangDefaultWaitTime) },
 			Description: "no gang has fewer than its minimum members bound past its waiting time"},
-		{Name: "quotas-within-runtime", Settle: o.QuotaRevokeDelay + 30*time.Second, Check: func(s *State) (int, []Finding) {
+		// A quota may stay over its runtime for the revoke controller's delay twice: a koord-scheduler replica that
+		// takes the lead counts the delay afresh (it never evicts sooner than the old leader would have); and 30s
+		// for the leader election's takeover (lease 15s) and the evicted pods' termination.
+		{Name: "quotas-within-runtime", Settle: 2*o.QuotaRevokeDelay + 30*time.Second, Check: func(s *State) (int, []Finding) {
 			return quotasWithinRuntime(s, o.QuotaRevokeDelay > 0)
 		}, Description: "an ElasticQuota's used is within its runtime once the revoke controller had its delay"},
 		{Name: "ls-pods-not-evicted", Check: lsPodsNotEvicted,

@@ -250,6 +250,12 @@ func TestQuotasWithinRuntime(t *testing.T) {
 	if _, got := run(t, "quotas-within-runtime", Options{}, s); got != nil {
 		t.Errorf("without the revoke controller: %v", got)
 	}
+	// A quota over its runtime is a violation after twice the delay (a new leader counts it afresh) and 30s.
+	for _, inv := range Invariants(Options{QuotaRevokeDelay: 2 * time.Minute}) {
+		if inv.Name == "quotas-within-runtime" && inv.Settle != 270*time.Second {
+			t.Errorf("settle = %v, want 4m30s", inv.Settle)
+		}
+	}
 }
 
 func TestLSPodsNotEvicted(t *testing.T) {
