@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -142,29 +143,25 @@ func runtimeFiles(bin []byte, b Binary, extra []string) (*cRuntime, error) {
 		queue = append(queue, more...)
 	}
 
-	rt := &cRuntime{libraryPath: []string{"/" + libDir, "/usr/lib/" + triplet, "/usr/lib64"}}
+	// The NVIDIA container toolkit mounts the driver's libraries into usr/lib/<triplet> on Debian-like images,
+	// usr/lib64 on others; both exist, and are on the library path.
+	toolkitDirs := []string{"usr/lib/" + triplet, "usr/lib64"}
+	rt := &cRuntime{libraryPath: []string{"/" + libDir}}
 	dirSet := map[string]bool{}
-	for _, d := range []string{libDir, "usr/lib/" + triplet, "usr/lib64", path.Dir(strings.TrimPrefix(interp, "/"))} {
+	for _, d := range append([]string{libDir, path.Dir(strings.TrimPrefix(interp, "/"))}, toolkitDirs...) {
 		for ; d != "." && d != "/" && d != ""; d = path.Dir(d) {
 			dirSet[d] = true
 		}
 	}
-	var names []string
-	for d := range dirSet {
-		names = append(names, d)
+	for _, d := range toolkitDirs {
+		rt.libraryPath = append(rt.libraryPath, "/"+d)
 	}
 	// Parents sort before their children.
-	slices.Sort(names)
-	for _, d := range names {
+	for _, d := range slices.Sorted(maps.Keys(dirSet)) {
 		rt.files = append(rt.files, file{name: d, mode: 0o755, dir: true})
 	}
 	rt.files = append(rt.files, file{name: strings.TrimPrefix(interp, "/"), mode: 0o755, data: loader})
-	names = names[:0]
-	for name := range libs {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(libs)) {
 		rt.files = append(rt.files, file{name: libDir + "/" + name, mode: 0o755, data: libs[name]})
 	}
 	return rt, nil

@@ -290,12 +290,6 @@ func (f *fixture) pod(rs *appsv1.ReplicaSet, name, node string) *corev1.Pod {
 	return f.create(rs, name, node, "")
 }
 
-// podOn creates a pending pod of rs that can only be scheduled to node (anywhere when empty).
-func (f *fixture) podOn(rs *appsv1.ReplicaSet, name, node string) *corev1.Pod {
-	f.t.Helper()
-	return f.create(rs, name, "", node)
-}
-
 // create creates a pod of rs, bound to node when it is not empty, else pending and selecting selectNode when
 // that is not empty.
 func (f *fixture) create(rs *appsv1.ReplicaSet, name, node, selectNode string) *corev1.Pod {
@@ -389,18 +383,12 @@ func (f *fixture) waitGone(obj client.Object) {
 }
 
 // replaceWhenGone plays the ReplicaSet controller and the kubelet for pod: once it is gone it creates a
-// replacement, waits for koord-scheduler to bind it, and marks it ready. It returns the replacement.
-func (f *fixture) replaceWhenGone(rs *appsv1.ReplicaSet, pod *corev1.Pod, name string) *corev1.Pod {
-	f.t.Helper()
-	return f.replaceOnWhenGone(rs, pod, name, "")
-}
-
-// replaceOnWhenGone is replaceWhenGone with the replacement pinned to node (none when empty), as a pod that can
-// go only where its migration's Reservation is.
-func (f *fixture) replaceOnWhenGone(rs *appsv1.ReplicaSet, pod *corev1.Pod, name, node string) *corev1.Pod {
+// replacement (that can go only to onNode, unless empty), waits for koord-scheduler to bind it, and marks it
+// ready. It returns the replacement.
+func (f *fixture) replaceWhenGone(rs *appsv1.ReplicaSet, pod *corev1.Pod, name, onNode string) *corev1.Pod {
 	f.t.Helper()
 	f.waitGone(pod.DeepCopy())
-	p := f.podOn(rs, name, node)
+	p := f.create(rs, name, "", onNode)
 	err := wait.PollUntilContextTimeout(f.t.Context(), 100*time.Millisecond, waitTimeout, true, func(ctx context.Context) (bool, error) {
 		if err := f.c.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
 			return false, err

@@ -60,7 +60,7 @@ func TestReservationFirst(t *testing.T) {
 	startScheduler(t)
 	startController(t, testArgs())
 	j := f.job(p0, "")
-	replacement := f.replaceWhenGone(rs, p0, "web-2")
+	replacement := f.replaceWhenGone(rs, p0, "web-2", "")
 	done := f.waitFinished(j.Name)
 	f.succeededOn(done, replacement, b)
 }
@@ -138,7 +138,7 @@ func TestReservationTaken(t *testing.T) {
 	if firstJob.Status.NodeName == "" || firstJob.Status.NodeName == held.Status.NodeName {
 		t.Fatalf("the first job's Reservation is on %q, the held job's on %q: want two nodes", firstJob.Status.NodeName, held.Status.NodeName)
 	}
-	f.replaceOnWhenGone(rs, pods[first], "web-3", firstJob.Status.NodeName)
+	f.replaceWhenGone(rs, pods[first], "web-3", firstJob.Status.NodeName)
 
 	// Another pod of the workload, which fits the held job's node only through its Reservation.
 	sibling := &corev1.Pod{
@@ -156,7 +156,7 @@ func TestReservationTaken(t *testing.T) {
 			heldPod = p
 		}
 	}
-	replacement := f.replaceWhenGone(rs, heldPod, "web-5")
+	replacement := f.replaceWhenGone(rs, heldPod, "web-5", "")
 	done := f.waitFinished(held.Name)
 	if done.Status.Phase != schedv1alpha1.PodMigrationJobSucceeded {
 		t.Fatalf("job %s ended %s/%s: %s\n%s", done.Name, done.Status.Phase, done.Status.Reason, done.Status.Message, f.describe())
@@ -311,7 +311,7 @@ func TestRestartMidJob(t *testing.T) {
 	// The scheduler starts only now, so that the Reservation is scheduled while the second controller runs.
 	startScheduler(t)
 	startController(t, testArgs())
-	replacement := f.replaceWhenGone(rs, p0, "web-2")
+	replacement := f.replaceWhenGone(rs, p0, "web-2", "")
 	done := f.waitFinished(j.Name)
 	f.succeededOn(done, replacement, b)
 	if got := evictions() - before; got != 1 {
