@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -45,6 +46,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	"k8s.io/utils/cpuset"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
@@ -52,7 +54,9 @@ import (
 	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	slov1alpha1 "github.com/koord-dev/koord/apis/slo/v1alpha1"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
+	topologyv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/topology/v1alpha1"
 	"github.com/koord-dev/koord/pkg/client/clientset/versioned"
+	"github.com/koord-dev/koord/pkg/koordlet/nodetopology"
 	"github.com/koord-dev/koord/pkg/scheduler"
 	"github.com/koord-dev/koord/test/testenv"
 )
@@ -62,7 +66,7 @@ var (
 	podCount  = flag.Int("pods", 5000, "pods per measurement")
 	runs      = flag.Int("runs", 1, "measurements of each scheduler; the order alternates from one run to the next")
 	timeout   = flag.Duration("bind-timeout", 10*time.Minute, "how long a scheduler may take to bind all pods")
-	only      = flag.String("only", "", "measure only this scheduler (koord, koord-jobs or upstream), e.g. to profile it")
+	only      = flag.String("only", "", "measure only these schedulers, comma-separated (koord, koord-numa, koord-jobs, upstream), e.g. to profile one")
 	// The counters are cumulative over the process: use with -only and -runs=1 to read one scheduler's.
 	warmUp       = flag.Bool("warmup", true, "measure the first scheduler once, unrecorded, before the runs: the process's and the apiserver's first measurement is slower")
 	showCounters = flag.Bool("counters", false, "log kube-scheduler's scheduling attempt and opportunistic batching counters after each run")
@@ -90,21 +94,41 @@ type contender struct {
 	registry func() []app.Option
 	// flags come before the measurement's own on the scheduler's command line.
 	flags []string
+	// bindsCPUs says whether the profile runs NodeNUMAResource: the measurement then checks that every pod
+	// that binds CPUs got them (and that none did otherwise).
+	bindsCPUs bool
 }
 
 // batchJobPlugins are the plugins of the shipped profile for batch and AI jobs; the LoadAwareScheduling
 // measurement leaves them out.
 var batchJobPlugins = []string{"ElasticQuota", "Coscheduling", "Reservation"}
 
+// nodeNUMAResource is the fine-grained CPU orchestration plugin, which the koord-numa measurement adds alone
+// to kube-scheduler's default profile.
+const nodeNUMAResource = "NodeNUMAResource"
+
 var contenders = []contender{
 	{
 		name:          "koord",
 		schedulerName: "koord-scheduler",
 		config: func(kubeconfig string) ([]byte, error) {
-			return shippedConfig(kubeconfig, batchJobPlugins...)
+			return shippedConfig(kubeconfig, func(name string) bool { return !slices.Contains(batchJobPlugins, name) })
 		},
-		registry: func() []app.Option { return scheduler.Plugins() },
-		flags:    scheduler.Args(),
+		registry:  func() []app.Option { return scheduler.Plugins() },
+		flags:     scheduler.Args(),
+		bindsCPUs: true,
+	},
+	{
+		// koord-numa is kube-scheduler's default profile plus NodeNUMAResource as the shipped profile configures
+		// it: what the plugin costs, the LSR pods' CPU binding and resource-status patch included.
+		name:          "koord-numa",
+		schedulerName: "koord-scheduler",
+		config: func(kubeconfig string) ([]byte, error) {
+			return shippedConfig(kubeconfig, func(name string) bool { return name == nodeNUMAResource })
+		},
+		registry:  func() []app.Option { return scheduler.Plugins() },
+		flags:     scheduler.Args(),
+		bindsCPUs: true,
 	},
 	{
 		// koord-jobs is the whole shipped profile: also ElasticQuota, Coscheduling and Reservation, with the
@@ -112,10 +136,11 @@ var contenders = []contender{
 		name:          "koord-jobs",
 		schedulerName: "koord-scheduler",
 		config: func(kubeconfig string) ([]byte, error) {
-			return shippedConfig(kubeconfig)
+			return shippedConfig(kubeconfig, func(string) bool { return true })
 		},
-		registry: func() []app.Option { return scheduler.Plugins() },
-		flags:    scheduler.Args(),
+		registry:  func() []app.Option { return scheduler.Plugins() },
+		flags:     scheduler.Args(),
+		bindsCPUs: true,
 	},
 	{
 		name:          "upstream",
@@ -133,10 +158,10 @@ var contenders = []contender{
 	},
 }
 
-// shippedConfig returns koord-scheduler's shipped configuration for kubeconfig, with the plugins named in
-// without taken out of its profile: out of every extension point's enabled list (an extension point left with
-// none gets kube-scheduler's default plugins) and out of pluginConfig.
-func shippedConfig(kubeconfig string, without ...string) ([]byte, error) {
+// shippedConfig returns koord-scheduler's shipped configuration for kubeconfig, with only the plugins keep
+// accepts left in its profile: the others are taken out of every extension point's enabled list (an
+// extension point left with none gets kube-scheduler's default plugins back) and out of pluginConfig.
+func shippedConfig(kubeconfig string, keep func(name string) bool) ([]byte, error) {
 	data, err := os.ReadFile(filepath.Join(env.RepoRoot, "config", "scheduler", "koord-scheduler-config.yaml"))
 	if err != nil {
 		return nil, err
@@ -147,7 +172,7 @@ func shippedConfig(kubeconfig string, without ...string) ([]byte, error) {
 	}
 	dropped := func(entry any) bool {
 		m, _ := entry.(map[string]any)
-		return slices.Contains(without, fmt.Sprint(m["name"]))
+		return !keep(fmt.Sprint(m["name"]))
 	}
 	profiles, _ := raw["profiles"].([]any)
 	for _, p := range profiles {
@@ -209,16 +234,14 @@ func BenchmarkSchedulerThroughput(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		selected, err := selectedContenders(*only)
+		if err != nil {
+			b.Fatal(err)
+		}
 		results := map[string][]measurement{}
 		run := 0
-		first := 0
-		if *only != "" {
-			if first = slices.IndexFunc(contenders, func(c contender) bool { return c.name == *only }); first < 0 {
-				b.Fatalf("-only=%s: no such scheduler", *only)
-			}
-		}
 		if *warmUp {
-			c := contenders[first]
+			c := selected[0]
 			m, err := h.measure(b, c, -1)
 			if err != nil {
 				b.Fatalf("warm-up with %s: %v", c.name, err)
@@ -227,12 +250,9 @@ func BenchmarkSchedulerThroughput(b *testing.B) {
 		}
 		for b.Loop() {
 			for range *runs {
-				order := slices.Clone(contenders)
+				order := slices.Clone(selected)
 				if run%2 == 1 {
 					slices.Reverse(order)
-				}
-				if *only != "" {
-					order = slices.DeleteFunc(order, func(c contender) bool { return c.name != *only })
 				}
 				// One line per run: testing truncates long benchmark logs.
 				line := fmt.Sprintf("run %d:", run)
@@ -277,6 +297,23 @@ func BenchmarkSchedulerThroughput(b *testing.B) {
 	})
 }
 
+// selectedContenders returns the contenders named in only (comma-separated), in the order of contenders;
+// all of them when only is empty.
+func selectedContenders(only string) ([]contender, error) {
+	if only == "" {
+		return contenders, nil
+	}
+	names := strings.Split(only, ",")
+	for _, name := range names {
+		if !slices.ContainsFunc(contenders, func(c contender) bool { return c.name == strings.TrimSpace(name) }) {
+			return nil, fmt.Errorf("-only=%s: no scheduler %q", only, name)
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(contenders), func(c contender) bool {
+		return !slices.ContainsFunc(names, func(name string) bool { return strings.TrimSpace(name) == c.name })
+	}), nil
+}
+
 // median returns the median of f over ms.
 func median(ms []measurement, f func(measurement) float64) float64 {
 	values := make([]float64, 0, len(ms))
@@ -297,6 +334,8 @@ type harness struct {
 	kube       kubernetes.Interface
 	koord      versioned.Interface
 	kubeconfig string
+	// topology is what koordlet reports in every node's NodeResourceTopology.
+	topology *nodetopology.Report
 }
 
 func newHarness(b *testing.B) (*harness, error) {
@@ -319,7 +358,11 @@ func newHarness(b *testing.B) (*harness, error) {
 	if _, err := kube.CoreV1().Namespaces().Create(b.Context(), ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("create namespace %s: %w", ns.Name, err)
 	}
-	return &harness{kube: kube, koord: koord, kubeconfig: kubeconfig}, nil
+	topology, err := nodeTopology()
+	if err != nil {
+		return nil, err
+	}
+	return &harness{kube: kube, koord: koord, kubeconfig: kubeconfig, topology: topology}, nil
 }
 
 // measure creates the nodes, NodeMetrics and pending pods of one measurement, starts the scheduler and
@@ -384,6 +427,9 @@ func (h *harness) measure(b *testing.B, c contender, run int) (measurement, erro
 	if waitErr != nil {
 		return measurement{}, waitErr
 	}
+	if err := h.checkCPUBinding(ctx, prefix, c.bindsCPUs); err != nil {
+		return measurement{}, fmt.Errorf("%s: %w", c.name, err)
+	}
 	first, last := bound.times()
 	return measurement{total: last.Sub(start), steady: last.Sub(first), cpu: cpuEnd - cpuStart}, nil
 }
@@ -400,8 +446,18 @@ func processCPU() (time.Duration, error) {
 // nodeLabel selects a measurement's nodes; its pods select it too.
 const nodeLabel = "perf.koord.dev/run"
 
-// createNodes creates the nodes, 32 cpus and 128Gi each, and their NodeMetrics, fresh, at 30% cpu and 40%
-// memory.
+// nodeTopology returns what koordlet reports in the NodeResourceTopology of a measurement's node: 2 sockets
+// of 8 cores of 2 threads (32 CPUs), one NUMA node of 64Gi per socket, no pods yet.
+func nodeTopology() (*nodetopology.Report, error) {
+	report, err := nodetopology.Build(nodetopology.Synthetic(2, 8, 2, 64<<30), nil, &corev1.Node{}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("build the nodes' topology: %w", err)
+	}
+	return report, nil
+}
+
+// createNodes creates the nodes, 32 cpus and 128Gi each, their NodeResourceTopologies (see nodeTopology)
+// and their NodeMetrics, fresh, at 30% cpu and 40% memory.
 func (h *harness) createNodes(ctx context.Context, prefix string) error {
 	allocatable := corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse("32"),
@@ -425,6 +481,14 @@ func (h *harness) createNodes(ctx context.Context, prefix string) error {
 		}
 		if _, err := h.kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create node %s: %w", name, err)
+		}
+		nrt := &topologyv1alpha1.NodeResourceTopology{
+			ObjectMeta:       metav1.ObjectMeta{Name: name, Labels: labels, Annotations: h.topology.Annotations},
+			TopologyPolicies: h.topology.TopologyPolicies,
+			Zones:            h.topology.Zones,
+		}
+		if _, err := h.koord.TopologyV1alpha1().NodeResourceTopologies().Create(ctx, nrt, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create NodeResourceTopology %s: %w", name, err)
 		}
 		nm, err := h.koord.SloV1alpha1().NodeMetrics().Create(ctx, &slov1alpha1.NodeMetric{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}, metav1.CreateOptions{})
 		if err != nil {
@@ -452,11 +516,23 @@ const (
 	reservationOwnerLabel = "perf.koord.dev/reservation"
 )
 
-// podRequests are the requests of every pod and reservation.
+// podRequests are the requests of every pod and reservation, but the pods that bind CPUs.
 var podRequests = corev1.ResourceList{
 	corev1.ResourceCPU:    resource.MustParse("100m"),
 	corev1.ResourceMemory: resource.MustParse("200Mi"),
 }
+
+// Every cpuBoundEvery-th pod (but the Reservations' owners) is an LSR pod asking cpuBoundRequests: with
+// NodeNUMAResource in the profile it gets 2 CPUs of its own, a whole physical core.
+const cpuBoundEvery = 10
+
+var cpuBoundRequests = corev1.ResourceList{
+	corev1.ResourceCPU:    resource.MustParse("2"),
+	corev1.ResourceMemory: resource.MustParse("2Gi"),
+}
+
+// bindsCPUs reports whether the i-th pod is one of those that bind CPUs.
+func bindsCPUs(i int) bool { return i >= reservationCount && i%cpuBoundEvery == cpuBoundEvery-1 }
 
 // notReadyToleration lets pods onto the measurement's nodes: the apiserver taints new nodes not-ready, and no
 // node controller runs to lift it.
@@ -505,13 +581,18 @@ func (h *harness) createBatchJobObjects(ctx context.Context, namespace string) e
 	})
 }
 
-// createPods creates the pending pods, 100m cpu and 200Mi each, for schedulerName, in their gangs and quotas,
-// the first ones owning the Reservations.
+// createPods creates the pending pods, 100m cpu and 200Mi each but the LSR ones (see bindsCPUs), for
+// schedulerName, in their gangs and quotas, the first ones owning the Reservations.
 func (h *harness) createPods(ctx context.Context, namespace, schedulerName string) error {
 	return parallel(ctx, *podCount, func(ctx context.Context, i int) error {
 		labels := map[string]string{extension.LabelQuotaName: fmt.Sprintf("%s-quota-%d", namespace, i%quotaCount)}
 		if i < reservationCount {
 			labels[reservationOwnerLabel] = fmt.Sprintf("%s-r-%d", namespace, i)
+		}
+		requests := podRequests
+		if bindsCPUs(i) {
+			labels[extension.LabelPodQoS] = string(extension.QoSLSR)
+			requests = cpuBoundRequests
 		}
 		pod := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{
@@ -530,7 +611,7 @@ func (h *harness) createPods(ctx context.Context, namespace, schedulerName strin
 				Containers: []corev1.Container{{
 					Name:      "main",
 					Image:     "registry.k8s.io/pause:3.10",
-					Resources: corev1.ResourceRequirements{Requests: podRequests},
+					Resources: corev1.ResourceRequirements{Requests: requests},
 				}},
 			},
 		}
@@ -539,6 +620,47 @@ func (h *harness) createPods(ctx context.Context, namespace, schedulerName strin
 		}
 		return nil
 	})
+}
+
+// checkCPUBinding checks the bound pods of namespace: with bindsCPUs, that every LSR pod got its CPUs in its
+// resource-status and that no CPU of a node went to two pods; without, that no pod got any.
+func (h *harness) checkCPUBinding(ctx context.Context, namespace string, bindsCPUs bool) error {
+	pods, err := h.kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list pods: %w", err)
+	}
+	taken := map[string]cpuset.CPUSet{}
+	bound := 0
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		status, err := extension.GetResourceStatus(pod.Annotations)
+		if err != nil {
+			return fmt.Errorf("pod %s: %w", pod.Name, err)
+		}
+		var cpus cpuset.CPUSet
+		if status != nil && status.CPUSet != "" {
+			if cpus, err = cpuset.Parse(status.CPUSet); err != nil {
+				return fmt.Errorf("pod %s: cpuset %q: %w", pod.Name, status.CPUSet, err)
+			}
+		}
+		lsr := pod.Labels[extension.LabelPodQoS] == string(extension.QoSLSR)
+		switch {
+		case !bindsCPUs && cpus.Size() > 0:
+			return fmt.Errorf("pod %s got CPUs %s from a profile without %s", pod.Name, cpus, nodeNUMAResource)
+		case bindsCPUs && lsr && cpus.Size() != int(cpuBoundRequests.Cpu().Value()):
+			return fmt.Errorf("LSR pod %s on %s got CPUs %q, want %d", pod.Name, pod.Spec.NodeName, cpus, cpuBoundRequests.Cpu().Value())
+		case cpus.Size() > 0:
+			if both := taken[pod.Spec.NodeName].Intersection(cpus); both.Size() > 0 {
+				return fmt.Errorf("CPUs %s of node %s went to pod %s and another", both, pod.Spec.NodeName, pod.Name)
+			}
+			taken[pod.Spec.NodeName] = taken[pod.Spec.NodeName].Union(cpus)
+			bound++
+		}
+	}
+	if bindsCPUs && bound == 0 {
+		return errors.New("no pod bound CPUs")
+	}
+	return nil
 }
 
 // parallel runs fn for 0..n-1 on 32 workers and returns the first error.
@@ -637,6 +759,7 @@ func (h *harness) cleanUp(prefix string) {
 	_ = h.kube.CoreV1().Pods(prefix).DeleteCollection(ctx, now, metav1.ListOptions{})
 	_ = h.kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, selector)
 	_ = h.koord.SloV1alpha1().NodeMetrics().DeleteCollection(ctx, metav1.DeleteOptions{}, selector)
+	_ = h.koord.TopologyV1alpha1().NodeResourceTopologies().DeleteCollection(ctx, metav1.DeleteOptions{}, selector)
 	_ = h.koord.SchedulingV1alpha1().Reservations().DeleteCollection(ctx, metav1.DeleteOptions{}, selector)
 	_ = h.koord.SchedulingSigsV1alpha1().ElasticQuotas(prefix).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 	_ = h.kube.CoreV1().Namespaces().Delete(ctx, prefix, metav1.DeleteOptions{})

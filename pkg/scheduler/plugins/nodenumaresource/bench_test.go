@@ -37,7 +37,7 @@ import (
 
 // BenchmarkAllocate is the work Filter and Score do per node for an LSR pod of 8 CPUs on a node of 2 sockets
 // × 32 cores × 2 threads (128 CPUs, one NUMA node per socket) with 40 bound pods of 2 CPUs each, with and
-// without a SingleNUMANode policy.
+// without a SingleNUMANode policy, and once memoized (the next pods asking the same of an unchanged node).
 func BenchmarkAllocate(b *testing.B) {
 	nrt := &topologyv1alpha1.NodeResourceTopology{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
 	var detail []extension.CPUInfo
@@ -76,6 +76,20 @@ func BenchmarkAllocate(b *testing.B) {
 			}
 		})
 	}
+	// The next pods asking the same of the node while its allocations stay: Filter's answer, memoized.
+	b.Run("memoized", func(b *testing.B) {
+		args := testArgs()
+		p := &Plugin{args: args, cache: c, defaultBind: extension.CPUBindPolicy(args.DefaultCPUBindPolicy), policyNodes: sets.New[string](), rules: newRules(args)}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "lsr"}}
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
+		req := &request{cpus: 8, bind: extension.CPUBindPolicyFullPCPUs,
+			amounts: quantity.Amounts{corev1.ResourceCPU: 8000, corev1.ResourceMemory: 16 << 30}}
+		for b.Loop() {
+			if _, err := p.allocationOn(pod, req, node, nil, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkPodWithoutCPUBinding is all the plugin does for an LS pod that binds no CPUs, on a cluster without

@@ -189,7 +189,21 @@ func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node, 
 	if hints.HasProviders() {
 		fitsNUMA = func(set []int) (bool, string) { return hints.Fits(node.Name, set) }
 	}
-	return p.rules.allocate(n, u, req, node.Labels, g, fitsNUMA)
+	// What a node gives depends on its usage, the request and the node's labels alone when no Reservation
+	// and no other plugin's hints take part: Score, Reserve and the next pods asking the same get Filter's
+	// answer until an allocation on the node changes.
+	if len(resvs) > 0 || fitsNUMA != nil || u.Derived == nil {
+		return p.rules.allocate(n, u, req, node.Labels, g, fitsNUMA)
+	}
+	v, _ := u.Derived.LoadOrStore(allocationsKey{}, &allocations{})
+	memo := v.(*allocations)
+	key := keyOf(req, node.Labels)
+	if r, ok := memo.get(key); ok {
+		return r.alloc, r.err
+	}
+	alloc, err = p.rules.allocate(n, u, req, node.Labels, g, nil)
+	memo.put(key, allocated{alloc: alloc, err: err})
+	return alloc, err
 }
 
 // SignPod signs pods the plugin has nothing to give (they bind no CPUs and no node has a NUMA topology

@@ -254,6 +254,10 @@ type Usage struct {
 	// Single and Shared count, per NUMA node, the pods on it that use that NUMA node alone and those that
 	// span several (by their CPUs and NUMA resources), for singleNUMANodeExclusive.
 	Single, Shared map[int]int
+	// Derived holds what callers compute from this Usage and the node alone, under keys of their own types:
+	// it lives as long as the memoized Usage, until an allocation on the node or its Node changes. It is nil
+	// for a Usage computed for one pod (whose own allocation it skips), which is not memoized.
+	Derived *sync.Map
 }
 
 // invalidate drops the memoized usage of node; c.mu is held.
@@ -276,6 +280,7 @@ func (c *Cache) Usage(node string, n *Node, skip types.UID) Usage {
 			return m.usage
 		}
 		u := c.usageLocked(node, n, skip)
+		u.Derived = &sync.Map{}
 		c.usageMu.Lock()
 		c.usage[node] = &memo{node: n, usage: u}
 		c.usageMu.Unlock()

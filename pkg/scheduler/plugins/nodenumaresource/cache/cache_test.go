@@ -139,3 +139,40 @@ func TestUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageDerived checks the lifetime of Usage.Derived: shared by the Usages of one memo, new once an
+// allocation on the node or its Node changes, and absent from a Usage computed for one pod.
+func TestUsageDerived(t *testing.T) {
+	c := cache.New()
+	n := node(t)
+	c.SetNode("n1", n)
+	derived := func(skip types.UID) any {
+		d := c.Usage("n1", n, skip).Derived
+		if d == nil {
+			return nil
+		}
+		v, _ := d.LoadOrStore("probe", new(int))
+		return v
+	}
+	first := derived("")
+	if first == nil {
+		t.Fatal("a memoized Usage has no Derived")
+	}
+	if got := derived("someone"); got != first {
+		t.Error("a second Usage of an unchanged node has another Derived")
+	}
+	c.Assume("p1", cache.Allocation{Node: "n1", CPUs: cpuset.New(0)})
+	afterAssume := derived("")
+	if afterAssume == first {
+		t.Error("Derived survived an allocation on the node")
+	}
+	if got := derived("p1"); got != nil {
+		t.Error("a Usage computed for p1, which holds CPUs on the node, has a Derived")
+	}
+	n2 := node(t)
+	c.SetNode("n1", n2)
+	n = n2
+	if got := derived(""); got == afterAssume {
+		t.Error("Derived survived a new Node")
+	}
+}
