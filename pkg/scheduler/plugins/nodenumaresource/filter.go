@@ -154,10 +154,16 @@ func (p *Plugin) Filter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, n
 // pod may allocate): nil for a node where the pod needs nothing of the plugin (it binds no CPUs and neither it
 // nor the node has a NUMA policy). With hints, the NUMA nodes chosen must hold the other plugins' parts (the
 // pod's devices), and the choice is recorded for them.
-func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node, resvs []types.UID, hints *numahint.State) (alloc *allocation, err error) {
+func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node, resvs []types.UID, hints *numahint.State) (*allocation, error) {
+	a := p.allocatedOn(pod, req, node, resvs, hints)
+	return a.alloc, a.err
+}
+
+// allocatedOn is allocationOn's answer, memoized with the node's usage when it depends on nothing else.
+func (p *Plugin) allocatedOn(pod *corev1.Pod, req *request, node *corev1.Node, resvs []types.UID, hints *numahint.State) (a *allocated) {
 	defer func() {
-		if alloc != nil && len(alloc.numa) > 0 {
-			hints.Choose(node.Name, slices.Sorted(maps.Keys(alloc.numa)))
+		if a.alloc != nil && len(a.alloc.numa) > 0 {
+			hints.Choose(node.Name, slices.Sorted(maps.Keys(a.alloc.numa)))
 		} else {
 			hints.Choose(node.Name, nil)
 		}
@@ -166,13 +172,13 @@ func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node, 
 	policyHere := req.numaPolicy != extension.NUMATopologyPolicyNone || node.Labels[extension.LabelNUMATopologyPolicy] != "" ||
 		(ok && n.Policy != extension.NUMATopologyPolicyNone)
 	if req.cpus == 0 && !policyHere {
-		return nil, nil
+		return newAllocated(nil, nil)
 	}
 	if !ok {
 		if msg, bad := p.problems.Load(node.Name); bad {
-			return nil, fmt.Errorf("%s", msg)
+			return newAllocated(nil, fmt.Errorf("%s", msg))
 		}
-		return nil, fmt.Errorf("node has no CPU topology yet (its NodeResourceTopology, which koordlet writes)")
+		return newAllocated(nil, fmt.Errorf("node has no CPU topology yet (its NodeResourceTopology, which koordlet writes)"))
 	}
 	u := p.cache.Usage(node.Name, n, pod.UID)
 	g := grant{cpus: cpuset.New(), numa: map[int]quantity.Amounts{}}
@@ -193,17 +199,17 @@ func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node, 
 	// and no other plugin's hints take part: Score, Reserve and the next pods asking the same get Filter's
 	// answer until an allocation on the node changes.
 	if len(resvs) > 0 || fitsNUMA != nil || u.Derived == nil {
-		return p.rules.allocate(n, u, req, node.Labels, g, fitsNUMA)
+		return newAllocated(p.rules.allocate(n, u, req, node.Labels, g, fitsNUMA))
 	}
 	v, _ := u.Derived.LoadOrStore(allocationsKey{}, &allocations{})
 	memo := v.(*allocations)
 	key := keyOf(req, node.Labels)
-	if r, ok := memo.get(key); ok {
-		return r.alloc, r.err
+	if a := memo.get(key); a != nil {
+		return a
 	}
-	alloc, err = p.rules.allocate(n, u, req, node.Labels, g, nil)
-	memo.put(key, allocated{alloc: alloc, err: err})
-	return alloc, err
+	a = newAllocated(p.rules.allocate(n, u, req, node.Labels, g, nil))
+	memo.put(key, a)
+	return a
 }
 
 // SignPod signs pods the plugin has nothing to give (they bind no CPUs and no node has a NUMA topology

@@ -47,11 +47,13 @@ func keyOf(req *request, labels map[string]string) allocationKey {
 	}
 }
 
-// allocated is a memoized allocation: what the node gives, or why it cannot.
+// allocated is what a node gives a request, or why it cannot.
 type allocated struct {
 	alloc *allocation
 	err   error
 }
+
+func newAllocated(alloc *allocation, err error) *allocated { return &allocated{alloc: alloc, err: err} }
 
 // allocationsKey keys a node's memoized allocations in its cache.Usage's Derived.
 type allocationsKey struct{}
@@ -61,7 +63,7 @@ type allocations struct {
 	mu      sync.Mutex
 	entries [memoizedAllocations]struct {
 		key allocationKey
-		allocated
+		*allocated
 	}
 	// n is how many entries were put; the next one replaces entries[n % memoizedAllocations].
 	n int
@@ -71,18 +73,20 @@ type allocations struct {
 // whose usage does not change for long must not gather one entry per request ever seen.
 const memoizedAllocations = 8
 
-func (m *allocations) get(key allocationKey) (allocated, bool) {
+// get returns the answer memoized for key, or nil.
+func (m *allocations) get(key allocationKey) *allocated {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i := range min(m.n, memoizedAllocations) {
 		if m.entries[i].key == key {
-			return m.entries[i].allocated, true
+			return m.entries[i].allocated
 		}
 	}
-	return allocated{}, false
+	return nil
 }
 
-func (m *allocations) put(key allocationKey, a allocated) {
+// put memoizes a under key, in place of the oldest answer when the memo is full.
+func (m *allocations) put(key allocationKey, a *allocated) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e := &m.entries[m.n%memoizedAllocations]

@@ -23,9 +23,9 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/koord-dev/koord/pkg/scheduler/apis/config"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/nodenumaresource/cache"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/numahint"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/reservation"
-	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
 // PreScore returns Skip for pods the plugin has nothing to give.
@@ -36,10 +36,15 @@ func (p *Plugin) PreScore(_ context.Context, cs fwk.CycleState, _ *corev1.Pod, _
 	return nil
 }
 
-// Score rates the node by the free resources of its NUMA nodes once the pod is placed (of the NUMA nodes the
-// pod is given, for a pod with a NUMA topology policy, as Koordinator scores it), over the resources and
-// weights of the args' scoringStrategy: LeastAllocated gives 100 × the weighted share left free, MostAllocated
-// 100 × the share used. Nodes where the pod needs nothing of the plugin score 0.
+// Score rates the node with the pod placed, over the resources and weights of the args' scoringStrategy:
+// LeastAllocated gives 100 × the weighted share left free, MostAllocated 100 × the share used. As Koordinator
+// scores it:
+//   - a pod given resources on NUMA nodes (a NUMA topology policy) is rated on those NUMA nodes: their
+//     allocatable against what the pods there hold (their NUMA resources) and the pod's share;
+//   - any other pod on the whole node: its allocatable against the requests of its pods and the pod's, with the
+//     CPUs bound to pods counted in place of their cpu requests when the pod binds CPUs.
+//
+// Nodes where the pod needs nothing of the plugin, or that cannot give it what it needs, score 0.
 func (p *Plugin) Score(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, ni fwk.NodeInfo) (int64, *fwk.Status) {
 	s := getState(cs)
 	if s == nil {
@@ -51,30 +56,23 @@ func (p *Plugin) Score(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, ni
 		return 0, nil
 	}
 	n, ok := p.cache.Node(node.Name)
-	if !ok || len(n.Zones) == 0 {
+	if !ok {
 		return 0, nil
 	}
 	u := p.cache.Usage(node.Name, n, pod.UID)
-	total, used := quantity.Amounts{}, quantity.Amounts{}
-	for id, z := range n.Zones {
-		if len(alloc.numa) > 0 && alloc.numa[id] == nil {
-			continue
-		}
-		total.Add(z)
-		used.Add(u.NUMA[id])
-		used.Add(alloc.numa[id])
-	}
-	if len(alloc.numa) == 0 {
-		used[corev1.ResourceCPU] += int64(alloc.cpus.Size()) * 1000
-	}
 	var sum, weights int64
 	for _, r := range p.args.ScoringStrategy.Resources {
 		name := corev1.ResourceName(r.Name)
-		t := total[name]
-		if t <= 0 {
+		var total, used int64
+		if len(alloc.numa) > 0 {
+			total, used = onNUMANodes(n, u, alloc, name)
+		} else {
+			total, used = onNode(ni, u, alloc, s.req, name)
+		}
+		if total <= 0 {
 			continue
 		}
-		share := min(max(used[name], 0), t) * fwk.MaxScore / t
+		share := min(max(used, 0), total) * fwk.MaxScore / total
 		if p.args.ScoringStrategy.Type == config.LeastAllocated {
 			share = fwk.MaxScore - share
 		}
@@ -85,6 +83,37 @@ func (p *Plugin) Score(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, ni
 		return 0, nil
 	}
 	return sum / weights, nil
+}
+
+// onNUMANodes returns the allocatable of resource name on the NUMA nodes alloc holds resources on, and what
+// the pods there hold of it with alloc.
+func onNUMANodes(n *cache.Node, u cache.Usage, alloc *allocation, name corev1.ResourceName) (total, used int64) {
+	for id, amounts := range alloc.numa {
+		total += n.Zones[id][name]
+		used += u.NUMA[id][name] + amounts[name]
+	}
+	return total, used
+}
+
+// onNode returns the node's allocatable of resource name, and the requests of its pods and req's; when the pod
+// binds CPUs, the CPUs bound to pods (alloc's too) stand for the cpu requests.
+func onNode(ni fwk.NodeInfo, u cache.Usage, alloc *allocation, req *request, name corev1.ResourceName) (total, used int64) {
+	allocatable, requested := ni.GetAllocatable(), ni.GetRequested()
+	switch name {
+	case corev1.ResourceCPU:
+		if !alloc.cpus.IsEmpty() {
+			return allocatable.GetMilliCPU(), int64(u.CPUs.Size()+alloc.cpus.Size()) * 1000
+		}
+		return allocatable.GetMilliCPU(), requested.GetMilliCPU() + req.amounts[name]
+	case corev1.ResourceMemory:
+		return allocatable.GetMemory(), requested.GetMemory() + req.amounts[name]
+	case corev1.ResourceEphemeralStorage:
+		return allocatable.GetEphemeralStorage(), requested.GetEphemeralStorage()
+	default:
+		// The plugin reads no other request of the pod: as Koordinator skips the extended resources a pod does
+		// not request, the resource is left out.
+		return 0, 0
+	}
 }
 
 // ScoreExtensions returns nil: scores are in [0, MaxScore].
