@@ -290,7 +290,16 @@ func BenchmarkSchedulerThroughput(b *testing.B) {
 			summary += fmt.Sprintf(" %s %.1f pods/s, %.2f ms CPU/pod;", c.name, rate, cpu)
 			if c.name != "upstream" && upstream > 0 {
 				b.ReportMetric(rate/upstream, c.name+"/upstream")
-				summary += fmt.Sprintf(" %s/upstream %.2f;", c.name, rate/upstream)
+				summary += fmt.Sprintf(" %s/upstream %.2f", c.name, rate/upstream)
+				// Each run's own ratio too: the two were measured a minute apart, the runs several minutes.
+				if ups := results["upstream"]; len(ups) == len(ms) {
+					summary += " (by run:"
+					for i := range ms {
+						summary += fmt.Sprintf(" %.2f", ms[i].rate()/ups[i].rate())
+					}
+					summary += ")"
+				}
+				summary += ";"
 			}
 		}
 		b.Log(summary)

@@ -154,16 +154,10 @@ func (p *Plugin) Filter(_ context.Context, cs fwk.CycleState, pod *corev1.Pod, n
 // pod may allocate): nil for a node where the pod needs nothing of the plugin (it binds no CPUs and neither it
 // nor the node has a NUMA policy). With hints, the NUMA nodes chosen must hold the other plugins' parts (the
 // pod's devices), and the choice is recorded for them.
-func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node, resvs []types.UID, hints *numahint.State) (*allocation, error) {
-	a := p.allocatedOn(pod, req, node, resvs, hints)
-	return a.alloc, a.err
-}
-
-// allocatedOn is allocationOn's answer, memoized with the node's usage when it depends on nothing else.
-func (p *Plugin) allocatedOn(pod *corev1.Pod, req *request, node *corev1.Node, resvs []types.UID, hints *numahint.State) (a *allocated) {
+func (p *Plugin) allocationOn(pod *corev1.Pod, req *request, node *corev1.Node, resvs []types.UID, hints *numahint.State) (alloc *allocation, err error) {
 	defer func() {
-		if a.alloc != nil && len(a.alloc.numa) > 0 {
-			hints.Choose(node.Name, slices.Sorted(maps.Keys(a.alloc.numa)))
+		if alloc != nil && len(alloc.numa) > 0 {
+			hints.Choose(node.Name, slices.Sorted(maps.Keys(alloc.numa)))
 		} else {
 			hints.Choose(node.Name, nil)
 		}
@@ -172,15 +166,28 @@ func (p *Plugin) allocatedOn(pod *corev1.Pod, req *request, node *corev1.Node, r
 	policyHere := req.numaPolicy != extension.NUMATopologyPolicyNone || node.Labels[extension.LabelNUMATopologyPolicy] != "" ||
 		(ok && n.Policy != extension.NUMATopologyPolicyNone)
 	if req.cpus == 0 && !policyHere {
-		return newAllocated(nil, nil)
+		return nil, nil
 	}
 	if !ok {
 		if msg, bad := p.problems.Load(node.Name); bad {
-			return newAllocated(nil, fmt.Errorf("%s", msg))
+			return nil, fmt.Errorf("%s", msg)
 		}
-		return newAllocated(nil, fmt.Errorf("node has no CPU topology yet (its NodeResourceTopology, which koordlet writes)"))
+		return nil, fmt.Errorf("node has no CPU topology yet (its NodeResourceTopology, which koordlet writes)")
 	}
 	u := p.cache.Usage(node.Name, n, pod.UID)
+	// What a node gives depends on its usage, the request and the node's labels alone when no Reservation
+	// and no other plugin's hints take part: Score, Reserve and the next pods asking the same get Filter's
+	// answer until an allocation on the node changes.
+	if len(resvs) == 0 && u.Derived != nil && !hints.HasProviders() {
+		memo := allocationsOf(u)
+		key := keyOf(req, node.Labels)
+		if a, ok := memo.get(key); ok {
+			return a.alloc, a.err
+		}
+		alloc, err = p.rules.allocate(n, u, req, node.Labels, grant{cpus: cpuset.New()}, nil)
+		memo.put(key, allocated{alloc: alloc, err: err})
+		return alloc, err
+	}
 	g := grant{cpus: cpuset.New(), numa: map[int]quantity.Amounts{}}
 	for _, uid := range resvs {
 		g.cpus = g.cpus.Union(u.Reserved[uid])
@@ -195,21 +202,7 @@ func (p *Plugin) allocatedOn(pod *corev1.Pod, req *request, node *corev1.Node, r
 	if hints.HasProviders() {
 		fitsNUMA = func(set []int) (bool, string) { return hints.Fits(node.Name, set) }
 	}
-	// What a node gives depends on its usage, the request and the node's labels alone when no Reservation
-	// and no other plugin's hints take part: Score, Reserve and the next pods asking the same get Filter's
-	// answer until an allocation on the node changes.
-	if len(resvs) > 0 || fitsNUMA != nil || u.Derived == nil {
-		return newAllocated(p.rules.allocate(n, u, req, node.Labels, g, fitsNUMA))
-	}
-	v, _ := u.Derived.LoadOrStore(allocationsKey{}, &allocations{})
-	memo := v.(*allocations)
-	key := keyOf(req, node.Labels)
-	if a := memo.get(key); a != nil {
-		return a
-	}
-	a = newAllocated(p.rules.allocate(n, u, req, node.Labels, g, nil))
-	memo.put(key, a)
-	return a
+	return p.rules.allocate(n, u, req, node.Labels, g, fitsNUMA)
 }
 
 // SignPod signs pods the plugin has nothing to give (they bind no CPUs and no node has a NUMA topology

@@ -22,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/koord-dev/koord/apis/extension"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/nodenumaresource/cache"
 )
 
 // allocationKey is everything of a request and a node's labels an allocation depends on, besides the node's
@@ -53,17 +54,24 @@ type allocated struct {
 	err   error
 }
 
-func newAllocated(alloc *allocation, err error) *allocated { return &allocated{alloc: alloc, err: err} }
-
 // allocationsKey keys a node's memoized allocations in its cache.Usage's Derived.
 type allocationsKey struct{}
+
+// allocationsOf returns the allocations memoized with u, a memoized Usage.
+func allocationsOf(u cache.Usage) *allocations {
+	if v, ok := u.Derived.Load(allocationsKey{}); ok {
+		return v.(*allocations)
+	}
+	v, _ := u.Derived.LoadOrStore(allocationsKey{}, &allocations{})
+	return v.(*allocations)
+}
 
 // allocations memoizes a node's last allocations by request, for the Usage they were made on.
 type allocations struct {
 	mu      sync.Mutex
 	entries [memoizedAllocations]struct {
 		key allocationKey
-		*allocated
+		allocated
 	}
 	// n is how many entries were put; the next one replaces entries[n % memoizedAllocations].
 	n int
@@ -73,20 +81,20 @@ type allocations struct {
 // whose usage does not change for long must not gather one entry per request ever seen.
 const memoizedAllocations = 8
 
-// get returns the answer memoized for key, or nil.
-func (m *allocations) get(key allocationKey) *allocated {
+// get returns the answer memoized for key, if any.
+func (m *allocations) get(key allocationKey) (allocated, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i := range min(m.n, memoizedAllocations) {
 		if m.entries[i].key == key {
-			return m.entries[i].allocated
+			return m.entries[i].allocated, true
 		}
 	}
-	return nil
+	return allocated{}, false
 }
 
 // put memoizes a under key, in place of the oldest answer when the memo is full.
-func (m *allocations) put(key allocationKey, a *allocated) {
+func (m *allocations) put(key allocationKey, a allocated) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e := &m.entries[m.n%memoizedAllocations]

@@ -117,11 +117,11 @@ func TestAllocationMemoBounded(t *testing.T) {
 	m := &allocations{}
 	key := func(i int) allocationKey { return allocationKey{cpus: i} }
 	for i := range memoizedAllocations + 3 {
-		m.put(key(i), newAllocated(nil, fmt.Errorf("%d", i)))
+		m.put(key(i), allocated{err: fmt.Errorf("%d", i)})
 	}
 	var kept []int
 	for i := range memoizedAllocations + 3 {
-		if a := m.get(key(i)); a != nil {
+		if a, ok := m.get(key(i)); ok {
 			if a.err.Error() != fmt.Sprint(i) {
 				t.Errorf("entry %d holds %v", i, a.err)
 			}

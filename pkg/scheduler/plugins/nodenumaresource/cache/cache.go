@@ -76,9 +76,9 @@ type Cache struct {
 	byNode map[string]map[types.UID]*Allocation
 	// withPolicy counts the nodes with a NUMA topology policy.
 	withPolicy int
-	// usage memoizes Usage by node until an allocation on the node changes.
-	usageMu sync.Mutex
-	usage   map[string]*memo
+	// usage memoizes Usage by node name (*memo) until an allocation on the node changes: Filter and Score
+	// read it for hundreds of nodes per pod, in parallel.
+	usage sync.Map
 }
 
 // memo is a node's Usage computed for its Node object.
@@ -89,7 +89,7 @@ type memo struct {
 
 // New returns an empty cache.
 func New() *Cache {
-	return &Cache{nodes: map[string]*Node{}, allocs: map[types.UID]*Allocation{}, byNode: map[string]map[types.UID]*Allocation{}, usage: map[string]*memo{}}
+	return &Cache{nodes: map[string]*Node{}, allocs: map[types.UID]*Allocation{}, byNode: map[string]map[types.UID]*Allocation{}}
 }
 
 // NodeFromTopology builds a node from its NodeResourceTopology: the CPU topology annotation, the NUMA zones
@@ -262,9 +262,7 @@ type Usage struct {
 
 // invalidate drops the memoized usage of node; c.mu is held.
 func (c *Cache) invalidate(node string) {
-	c.usageMu.Lock()
-	delete(c.usage, node)
-	c.usageMu.Unlock()
+	c.usage.Delete(node)
 }
 
 // Usage returns what the pods on node hold, skipping the pod skip (a pod being scheduled again), with the
@@ -273,17 +271,12 @@ func (c *Cache) Usage(node string, n *Node, skip types.UID) Usage {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if _, own := c.byNode[node][skip]; !own {
-		c.usageMu.Lock()
-		m, ok := c.usage[node]
-		c.usageMu.Unlock()
-		if ok && m.node == n {
-			return m.usage
+		if v, ok := c.usage.Load(node); ok && v.(*memo).node == n {
+			return v.(*memo).usage
 		}
 		u := c.usageLocked(node, n, skip)
 		u.Derived = &sync.Map{}
-		c.usageMu.Lock()
-		c.usage[node] = &memo{node: n, usage: u}
-		c.usageMu.Unlock()
+		c.usage.Store(node, &memo{node: n, usage: u})
 		return u
 	}
 	return c.usageLocked(node, n, skip)
