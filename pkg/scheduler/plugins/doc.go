@@ -29,6 +29,7 @@ limitations under the License.
 //   - extension.IsReservePod (apis/extension) tells the Reservation plugin's reserve pods apart, for the plugins
 //     that treat them differently.
 //   - Feed is the one rule for queueing hints that feed a plugin's state; read its doc before writing a hint.
+//   - Every runs a plugin's periodic work on the clock of its Options.
 //   - Subpackage numahint lets plugins agree on the NUMA nodes a pod gets within a cycle (NodeNUMAResource
 //     chooses, DeviceShare's devices must fit there).
 //

@@ -23,13 +23,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
 
 	"github.com/koord-dev/koord/apis/extension"
 	schedulingv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/deviceshare/cache"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
@@ -90,12 +89,6 @@ func BenchmarkPodWithoutDevices(b *testing.B) {
 	p := &Plugin{args: testArgs()}
 	ctx := b.Context()
 	for b.Loop() {
-		cs := framework.NewCycleState()
-		if _, s := p.PreFilter(ctx, cs, pod, nil); s.Code() != fwk.Skip {
-			b.Fatalf("PreFilter = %v, want Skip", s)
-		}
-		if s := p.PreScore(ctx, cs, pod, nil); s.Code() != fwk.Skip {
-			b.Fatalf("PreScore = %v, want Skip", s)
-		}
+		plugintest.ExpectSkipped(ctx, b, p, pod)
 	}
 }

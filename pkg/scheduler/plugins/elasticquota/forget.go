@@ -22,6 +22,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
+
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 )
 
 // forgetPeriod is how often the quota accounting is compared with the scheduler's pod informer.
@@ -31,16 +33,7 @@ const forgetPeriod = 30 * time.Second
 // ends. Every replica runs it, the standbys too: a standby's accounting is what it starts leading with.
 func (p *Plugin) runForgetter(ctx context.Context) {
 	logger := klog.FromContext(ctx).WithName("forget")
-	ticker := p.clock.NewTicker(forgetPeriod)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C():
-			p.forgetMissing(logger)
-		}
-	}
+	plugins.Every(ctx, p.clock, forgetPeriod, func() { p.forgetMissing(logger) })
 }
 
 // forgetMissing forgets the pods the quotas are still charged for that the scheduler's pod informer has not

@@ -30,6 +30,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/cache"
 	"github.com/koord-dev/koord/pkg/util/quantity"
 )
@@ -52,16 +53,7 @@ func (p *Plugin) runRevoker(ctx context.Context) {
 	logger := klog.FromContext(ctx).WithName("revoke")
 	ctx = klog.NewContext(ctx, logger)
 	r := &revoker{p: p, overSince: map[string]time.Time{}}
-	ticker := p.clock.NewTicker(p.args.RevokePodInterval.Duration)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C():
-			r.revoke(ctx)
-		}
-	}
+	plugins.Every(ctx, p.clock, p.args.RevokePodInterval.Duration, func() { r.revoke(ctx) })
 }
 
 // revoke runs one check.

@@ -33,6 +33,7 @@ import (
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/schedulingsigs/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/elasticquota/cache"
 	"github.com/koord-dev/koord/pkg/util/quantity"
 )
@@ -50,16 +51,7 @@ func (p *Plugin) runStatusWriter(ctx context.Context) {
 	logger := klog.FromContext(ctx).WithName("status")
 	ctx = klog.NewContext(ctx, logger)
 	p.ensureBuiltinQuotas(ctx)
-	ticker := p.clock.NewTicker(statusInterval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C():
-			p.writeStatuses(ctx)
-		}
-	}
+	plugins.Every(ctx, p.clock, statusInterval, func() { p.writeStatuses(ctx) })
 }
 
 // ensureBuiltinQuotas creates the root, system and default quota objects in quotaGroupNamespace when they do

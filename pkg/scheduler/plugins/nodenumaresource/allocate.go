@@ -36,6 +36,14 @@ import (
 
 // request is what a pod asks of the plugin, read once at PreFilter.
 type request struct {
+	shape
+	// amounts are the pod's cpu (milli) and memory requests.
+	amounts quantity.Amounts
+}
+
+// shape is everything of a request but its amounts; it is comparable, so that it keys memoized allocations
+// (allocationKey) whatever fields it gains.
+type shape struct {
 	// cpus is the number of CPUs to bind (LSE and LSR pods with an integer CPU request); 0 binds none.
 	cpus int
 	// bind is the bind policy, required when requiredBind.
@@ -46,8 +54,6 @@ type request struct {
 	numaPolicy extension.NUMATopologyPolicy
 	// numaExclusive is the pod's singleNUMANodeExclusive: Required when it names none but has a numaPolicy.
 	numaExclusive extension.NUMATopologyExclusive
-	// amounts are the pod's cpu (milli) and memory requests.
-	amounts quantity.Amounts
 }
 
 // allocation is what a node gives the pod.

@@ -79,7 +79,7 @@ type result struct {
 func TestAllocate(t *testing.T) {
 	gi := int64(1 << 30)
 	bound := func(cpus int, memory int64) *request {
-		return &request{cpus: cpus, bind: extension.CPUBindPolicyFullPCPUs, amounts: quantity.Amounts{corev1.ResourceCPU: int64(cpus) * 1000, corev1.ResourceMemory: memory}}
+		return &request{shape: shape{cpus: cpus, bind: extension.CPUBindPolicyFullPCPUs}, amounts: quantity.Amounts{corev1.ResourceCPU: int64(cpus) * 1000, corev1.ResourceMemory: memory}}
 	}
 	withPolicy := func(r *request, p extension.NUMATopologyPolicy) *request {
 		r.numaPolicy, r.numaExclusive = p, extension.NUMATopologyExclusiveRequired
@@ -158,11 +158,11 @@ func TestAllocate(t *testing.T) {
 			want: result{CPUs: "0-2,4-6", NUMA: map[int]string{0: "cpu=4,memory=512Mi", 1: "cpu=2,memory=512Mi"}},
 		},
 		"an unbound pod with a NUMA policy holds cpu and memory": {
-			req:   &request{numaPolicy: extension.NUMATopologyPolicySingleNUMANode, amounts: quantity.Amounts{corev1.ResourceCPU: 1500, corev1.ResourceMemory: gi}},
+			req:   &request{shape: shape{numaPolicy: extension.NUMATopologyPolicySingleNUMANode}, amounts: quantity.Amounts{corev1.ResourceCPU: 1500, corev1.ResourceMemory: gi}},
 			usage: noUsage, want: result{CPUs: "", NUMA: map[int]string{0: "cpu=1500m,memory=1Gi"}},
 		},
 		"an unbound pod over two NUMA nodes: cpu and memory split evenly": {
-			req:   &request{numaPolicy: extension.NUMATopologyPolicyBestEffort, amounts: quantity.Amounts{corev1.ResourceCPU: 5000, corev1.ResourceMemory: gi}},
+			req:   &request{shape: shape{numaPolicy: extension.NUMATopologyPolicyBestEffort}, amounts: quantity.Amounts{corev1.ResourceCPU: 5000, corev1.ResourceMemory: gi}},
 			usage: noUsage, want: result{CPUs: "", NUMA: map[int]string{0: "cpu=2500m,memory=512Mi", 1: "cpu=2500m,memory=512Mi"}},
 		},
 		// numaScoringStrategy LeastAllocated: NUMA node 0 (3Gi of 4Gi memory used) scores (50+13)/2 = 31,
@@ -212,14 +212,14 @@ func TestAllocate(t *testing.T) {
 		// SpreadByPCPUs: 6 CPUs take the first thread of every core, then the second of cores 0 and 1; with
 		// DistributeEvenly 3 from each NUMA node.
 		"SpreadByPCPUs over two NUMA nodes": {
-			req: &request{cpus: 6, bind: extension.CPUBindPolicySpreadByPCPUs}, usage: noUsage, want: result{CPUs: "0-5"},
+			req: &request{shape: shape{cpus: 6, bind: extension.CPUBindPolicySpreadByPCPUs}}, usage: noUsage, want: result{CPUs: "0-5"},
 		},
 		"DistributeEvenly: CPUs that span NUMA nodes in equal shares": {
-			req: &request{cpus: 6, bind: extension.CPUBindPolicySpreadByPCPUs}, usage: noUsage,
+			req: &request{shape: shape{cpus: 6, bind: extension.CPUBindPolicySpreadByPCPUs}}, usage: noUsage,
 			labels: map[string]string{extension.LabelNodeNUMAAllocateStrategy: "DistributeEvenly"}, want: result{CPUs: "0-4,6"},
 		},
 		"DistributeEvenly with a NUMA policy": {
-			req: withPolicy(&request{cpus: 6, bind: extension.CPUBindPolicySpreadByPCPUs}, extension.NUMATopologyPolicyRestricted), usage: noUsage,
+			req: withPolicy(&request{shape: shape{cpus: 6, bind: extension.CPUBindPolicySpreadByPCPUs}}, extension.NUMATopologyPolicyRestricted), usage: noUsage,
 			labels: map[string]string{extension.LabelNodeNUMAAllocateStrategy: "DistributeEvenly"},
 			want:   result{CPUs: "0-4,6", NUMA: map[int]string{0: "cpu=3", 1: "cpu=3"}},
 		},
@@ -239,7 +239,7 @@ func TestAllocate(t *testing.T) {
 			want: result{Err: "node requires whole physical cores (node.koordinator.sh/cpu-bind-policy=FullPCPUsOnly): 3 CPUs are not a multiple of its 2 threads per core"},
 		},
 		"required FullPCPUs without whole cores free": {
-			req:   &request{cpus: 2, bind: extension.CPUBindPolicyFullPCPUs, requiredBind: true},
+			req:   &request{shape: shape{cpus: 2, bind: extension.CPUBindPolicyFullPCPUs, requiredBind: true}},
 			usage: cache.Usage{CPUs: cpuset.New(0, 1, 2, 3), NUMA: map[int]quantity.Amounts{}},
 			want:  result{Err: "node has 0 free whole cores, the pod needs 2 CPUs on whole cores (FullPCPUs required)"},
 		},
@@ -306,19 +306,25 @@ func TestAllocateMostAllocated(t *testing.T) {
 	}{
 		// NUMA node 0 (3Gi of 4Gi memory used) scores (50+87)/2 = 68, node 1 (50+12)/2 = 31.
 		"SingleNUMANode: the fuller NUMA node": {
-			req: &request{cpus: 2, bind: extension.CPUBindPolicyFullPCPUs, numaPolicy: extension.NUMATopologyPolicySingleNUMANode,
-				amounts: quantity.Amounts{corev1.ResourceCPU: 2000, corev1.ResourceMemory: gi / 2}},
+			req: &request{
+				shape: shape{
+					cpus:       2,
+					bind:       extension.CPUBindPolicyFullPCPUs,
+					numaPolicy: extension.NUMATopologyPolicySingleNUMANode,
+				},
+				amounts: quantity.Amounts{corev1.ResourceCPU: 2000, corev1.ResourceMemory: gi / 2},
+			},
 			usage: cache.Usage{CPUs: cpuset.New(), NUMA: map[int]quantity.Amounts{0: {corev1.ResourceMemory: 3 * gi}}},
 			want:  result{CPUs: "0,4", NUMA: map[int]string{0: "cpu=2,memory=512Mi"}},
 		},
 		// CPU 2 (NUMA node 1) is bound: NUMA node 1 has fewer free CPUs.
 		"no NUMA policy: CPUs from the NUMA node with the fewest free": {
-			req:   &request{cpus: 2, bind: extension.CPUBindPolicyFullPCPUs},
+			req:   &request{shape: shape{cpus: 2, bind: extension.CPUBindPolicyFullPCPUs}},
 			usage: cache.Usage{CPUs: cpuset.New(2), NUMA: map[int]quantity.Amounts{}},
 			want:  result{CPUs: "3,7"},
 		},
 		"the node's label wins over the default": {
-			req:    &request{cpus: 2, bind: extension.CPUBindPolicyFullPCPUs},
+			req:    &request{shape: shape{cpus: 2, bind: extension.CPUBindPolicyFullPCPUs}},
 			usage:  cache.Usage{CPUs: cpuset.New(2), NUMA: map[int]quantity.Amounts{}},
 			labels: map[string]string{extension.LabelNodeNUMAAllocateStrategy: "LeastAllocated"},
 			want:   result{CPUs: "0,4"},
@@ -401,13 +407,15 @@ func FuzzAllocate(f *testing.F) {
 		u.CPUs = cpuset.New(bound...)
 		u.Free = n.Topology.All().Difference(u.CPUs)
 		req := &request{
-			cpus:       int(cpus % 17),
-			bind:       []extension.CPUBindPolicy{extension.CPUBindPolicyFullPCPUs, extension.CPUBindPolicySpreadByPCPUs}[bind%2],
-			numaPolicy: []extension.NUMATopologyPolicy{"", extension.NUMATopologyPolicyBestEffort, extension.NUMATopologyPolicyRestricted, extension.NUMATopologyPolicySingleNUMANode}[policy%4],
-			numaExclusive: []extension.NUMATopologyExclusive{"", extension.NUMATopologyExclusiveRequired,
-				extension.NUMATopologyExclusivePreferred}[exclusive%3],
-			requiredBind: bind%4 >= 2,
-			amounts:      quantity.Amounts{corev1.ResourceMemory: int64(memGi%9) << 30},
+			shape: shape{
+				cpus:       int(cpus % 17),
+				bind:       []extension.CPUBindPolicy{extension.CPUBindPolicyFullPCPUs, extension.CPUBindPolicySpreadByPCPUs}[bind%2],
+				numaPolicy: []extension.NUMATopologyPolicy{"", extension.NUMATopologyPolicyBestEffort, extension.NUMATopologyPolicyRestricted, extension.NUMATopologyPolicySingleNUMANode}[policy%4],
+				numaExclusive: []extension.NUMATopologyExclusive{"", extension.NUMATopologyExclusiveRequired,
+					extension.NUMATopologyExclusivePreferred}[exclusive%3],
+				requiredBind: bind%4 >= 2,
+			},
+			amounts: quantity.Amounts{corev1.ResourceMemory: int64(memGi%9) << 30},
 		}
 		req.amounts[corev1.ResourceCPU] = int64(req.cpus) * 1000
 		if req.cpus == 0 {

@@ -25,13 +25,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/cpuset"
 
 	"github.com/koord-dev/koord/apis/extension"
 	topologyv1alpha1 "github.com/koord-dev/koord/apis/thirdparty/topology/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/plugins/nodenumaresource/cache"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins/plugintest"
 	"github.com/koord-dev/koord/pkg/util/quantity"
 )
 
@@ -66,8 +65,14 @@ func BenchmarkAllocate(b *testing.B) {
 	}
 	for name, policy := range map[string]extension.NUMATopologyPolicy{"none": "", "SingleNUMANode": extension.NUMATopologyPolicySingleNUMANode} {
 		b.Run(name, func(b *testing.B) {
-			req := &request{cpus: 8, bind: extension.CPUBindPolicyFullPCPUs, numaPolicy: policy,
-				amounts: quantity.Amounts{corev1.ResourceCPU: 8000, corev1.ResourceMemory: 16 << 30}}
+			req := &request{
+				shape: shape{
+					cpus:       8,
+					bind:       extension.CPUBindPolicyFullPCPUs,
+					numaPolicy: policy,
+				},
+				amounts: quantity.Amounts{corev1.ResourceCPU: 8000, corev1.ResourceMemory: 16 << 30},
+			}
 			for b.Loop() {
 				u := c.Usage("n1", n, "")
 				if _, err := newRules(testArgs()).allocate(n, u, req, nil, grant{cpus: cpuset.New()}, nil); err != nil {
@@ -82,8 +87,13 @@ func BenchmarkAllocate(b *testing.B) {
 		p := &Plugin{args: args, cache: c, defaultBind: extension.CPUBindPolicy(args.DefaultCPUBindPolicy), policyNodes: sets.New[string](), rules: newRules(args)}
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "lsr"}}
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
-		req := &request{cpus: 8, bind: extension.CPUBindPolicyFullPCPUs,
-			amounts: quantity.Amounts{corev1.ResourceCPU: 8000, corev1.ResourceMemory: 16 << 30}}
+		req := &request{
+			shape: shape{
+				cpus: 8,
+				bind: extension.CPUBindPolicyFullPCPUs,
+			},
+			amounts: quantity.Amounts{corev1.ResourceCPU: 8000, corev1.ResourceMemory: 16 << 30},
+		}
 		for b.Loop() {
 			if _, err := p.allocationOn(pod, req, node, nil, nil); err != nil {
 				b.Fatal(err)
@@ -107,12 +117,6 @@ func BenchmarkPodWithoutCPUBinding(b *testing.B) {
 	}
 	ctx := b.Context()
 	for b.Loop() {
-		cs := framework.NewCycleState()
-		if _, s := p.PreFilter(ctx, cs, pod, nil); s.Code() != fwk.Skip {
-			b.Fatalf("PreFilter = %v, want Skip", s)
-		}
-		if s := p.PreScore(ctx, cs, pod, nil); s.Code() != fwk.Skip {
-			b.Fatalf("PreScore = %v, want Skip", s)
-		}
+		plugintest.ExpectSkipped(ctx, b, p, pod)
 	}
 }

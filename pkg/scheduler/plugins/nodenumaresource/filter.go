@@ -56,7 +56,7 @@ func getState(cs fwk.CycleState) *state {
 // resource-spec's required or preferred bind policy, else the args' default; its preferred exclusive policy),
 // and its numa-topology-spec policy. It fails on a malformed annotation.
 func (p *Plugin) requestOf(pod *corev1.Pod) (*request, error) {
-	req := &request{bind: p.defaultBind, amounts: quantity.FromList(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))}
+	req := &request{shape: shape{bind: p.defaultBind}, amounts: quantity.FromList(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))}
 	for name := range req.amounts {
 		if name != corev1.ResourceCPU && name != corev1.ResourceMemory {
 			delete(req.amounts, name)

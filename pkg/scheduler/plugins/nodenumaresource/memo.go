@@ -28,20 +28,14 @@ import (
 // allocationKey is everything of a request and a node's labels an allocation depends on, besides the node's
 // usage: what allocationOn memoizes allocations under.
 type allocationKey struct {
-	cpus                                   int
-	bind                                   extension.CPUBindPolicy
-	requiredBind                           bool
-	exclusive                              extension.CPUExclusivePolicy
-	numaPolicy                             extension.NUMATopologyPolicy
-	numaExclusive                          extension.NUMATopologyExclusive
+	shape
 	milliCPU, memory                       int64
 	nodeBindPolicy, nodeStrategy, nodeNUMA string
 }
 
 func keyOf(req *request, labels map[string]string) allocationKey {
 	return allocationKey{
-		cpus: req.cpus, bind: req.bind, requiredBind: req.requiredBind, exclusive: req.exclusive,
-		numaPolicy: req.numaPolicy, numaExclusive: req.numaExclusive,
+		shape:    req.shape,
 		milliCPU: req.amounts[corev1.ResourceCPU], memory: req.amounts[corev1.ResourceMemory],
 		nodeBindPolicy: labels[extension.LabelNodeCPUBindPolicy], nodeStrategy: labels[extension.LabelNodeNUMAAllocateStrategy],
 		nodeNUMA: labels[extension.LabelNUMATopologyPolicy],

@@ -43,7 +43,7 @@ func TestAllocationMemo(t *testing.T) {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
 	pod := func(uid string) *corev1.Pod { return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid)}} }
 	bound := func(cpus int) *request {
-		return &request{cpus: cpus, bind: extension.CPUBindPolicyFullPCPUs, amounts: quantity.Amounts{corev1.ResourceCPU: int64(cpus) * 1000}}
+		return &request{shape: shape{cpus: cpus, bind: extension.CPUBindPolicyFullPCPUs}, amounts: quantity.Amounts{corev1.ResourceCPU: int64(cpus) * 1000}}
 	}
 	describe := func(a *allocation, err error) string {
 		if err != nil {
@@ -115,7 +115,7 @@ func TestAllocationMemo(t *testing.T) {
 // memoizedAllocations answers.
 func TestAllocationMemoBounded(t *testing.T) {
 	m := &allocations{}
-	key := func(i int) allocationKey { return allocationKey{cpus: i} }
+	key := func(i int) allocationKey { return allocationKey{shape: shape{cpus: i}} }
 	for i := range memoizedAllocations + 3 {
 		m.put(key(i), allocated{err: fmt.Errorf("%d", i)})
 	}

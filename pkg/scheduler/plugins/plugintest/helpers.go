@@ -17,6 +17,7 @@ limitations under the License.
 package plugintest
 
 import (
+	"context"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -93,4 +94,24 @@ func NodeInfo(node *corev1.Node, pods ...*corev1.Pod) fwk.NodeInfo {
 	ni := framework.NewNodeInfo(pods...)
 	ni.SetNode(node)
 	return ni
+}
+
+// PreFilterPreScorePlugin is a plugin with PreFilter and PreScore.
+type PreFilterPreScorePlugin interface {
+	fwk.PreFilterPlugin
+	fwk.PreScorePlugin
+}
+
+// ExpectSkipped runs pl's PreFilter and PreScore for pod in a fresh CycleState, as a scheduling cycle does,
+// and fails t unless both return Skip: then kube-scheduler calls neither the plugin's Filter nor its Score on
+// any node. Benchmarks of what a plugin costs the pods it has nothing to do for call it in their loop.
+func ExpectSkipped(ctx context.Context, t testing.TB, pl PreFilterPreScorePlugin, pod *corev1.Pod) {
+	t.Helper()
+	cs := framework.NewCycleState()
+	if _, s := pl.PreFilter(ctx, cs, pod, nil); s.Code() != fwk.Skip {
+		t.Fatalf("PreFilter = %v, want Skip", s)
+	}
+	if s := pl.PreScore(ctx, cs, pod, nil); s.Code() != fwk.Skip {
+		t.Fatalf("PreScore = %v, want Skip", s)
+	}
 }

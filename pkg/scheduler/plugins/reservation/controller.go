@@ -33,6 +33,7 @@ import (
 	"github.com/koord-dev/koord/apis/extension"
 	schedv1alpha1 "github.com/koord-dev/koord/apis/scheduling/v1alpha1"
 	"github.com/koord-dev/koord/pkg/scheduler/metrics"
+	"github.com/koord-dev/koord/pkg/scheduler/plugins"
 )
 
 // Reasons of the Ready condition set by the controller besides the API's.
@@ -53,22 +54,8 @@ func (p *Plugin) startController(ctx context.Context) {
 			}
 		}()
 	}
-	go p.every(ctx, time.Duration(p.args.ResyncIntervalSeconds)*time.Second, func() { p.enqueueAll(false) })
-	go p.every(ctx, time.Duration(p.args.GCIntervalSeconds)*time.Second, func() { p.enqueueAll(true) })
-}
-
-// every calls f at each tick of interval until ctx ends.
-func (p *Plugin) every(ctx context.Context, interval time.Duration, f func()) {
-	ticker := p.clock.NewTicker(interval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C():
-			f()
-		}
-	}
+	go plugins.Every(ctx, p.clock, time.Duration(p.args.ResyncIntervalSeconds)*time.Second, func() { p.enqueueAll(false) })
+	go plugins.Every(ctx, p.clock, time.Duration(p.args.GCIntervalSeconds)*time.Second, func() { p.enqueueAll(true) })
 }
 
 // enqueueAll queues every Reservation, or only the Succeeded and Failed ones.
